@@ -1,0 +1,539 @@
+"""Schwimmen (31 with three open middle cards), RULES.md §1 — game id ``schwimmen``.
+
+A state is a frozen value. One round: deal three cards to every active player and three face up
+to the middle; players swap one card, swap all three, pass (once per round) or knock; after a knock
+every other active player has one last turn; 31 ends the round at once. The lowest hands pay a
+coin into the pot; a player with no coin left swims, and a swimming loser is out. The round ends
+in phase ``payout``; the action ``deal`` (by nobody in particular: ``to_act`` is ``None``) deals
+the next round. Values are kept internally in half points (31 → 62, 30½ → 61).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, NamedTuple
+
+from .cards import CARDS, Card, from_codes, piquet_deck
+from .protocol import (
+    FINAL_ROUND,
+    FINISHED,
+    PAYOUT,
+    TURN,
+    Action,
+    Event,
+    GameError,
+    IllegalAction,
+)
+
+GAME_ID = "schwimmen"
+MIN_SEATS = 2
+MAX_SEATS = 4
+DEFAULT_OPTIONS: dict[str, Any] = {"coins": 3}
+
+# Value of each card by id (A 11; 10 J Q K 10; 7 8 9 face value); only 7..A occur.
+_VALUE = [0] * len(CARDS)
+for _c in CARDS:
+    if 7 <= _c.rank <= 14:
+        _VALUE[_c.id] = 11 if _c.rank == 14 else min(_c.rank, 10)
+DECK: tuple[Card, ...] = tuple(piquet_deck())
+
+
+# ---------------------------------------------------------------------------------------------
+# Actions
+
+
+@dataclass(frozen=True, slots=True)
+class SwimAction(Action):
+    """A Schwimmen move; ``give``/``take`` are set for a one-card swap."""
+
+    give: Card | None = None
+    take: Card | None = None
+
+
+PASS = SwimAction("pass", "pass")
+KNOCK = SwimAction("knock", "knock")
+SWAP_ALL = SwimAction("all", "swap_all")
+DEAL = SwimAction("deal", "deal")
+_SIMPLE = {a.code: a for a in (PASS, KNOCK, SWAP_ALL, DEAL)}
+# One interned swap action per (hand card, middle card) pair, indexed by card ids.
+_SWAPS: list[list[SwimAction | None]] = [[None] * len(CARDS) for _ in CARDS]
+for _g in DECK:
+    for _t in DECK:
+        if _g is not _t:
+            _SWAPS[_g.id][_t.id] = SwimAction(f"swap.{_g.code}.{_t.code}", "swap", _g, _t)
+_BY_CODE: dict[str, SwimAction] = dict(_SIMPLE)
+for _row in _SWAPS:
+    for _a in _row:
+        if _a is not None:
+            _BY_CODE[_a.code] = _a
+
+
+def swap(give: Card, take: Card) -> SwimAction:
+    """The action that swaps hand card ``give`` for middle card ``take``."""
+    action = _SWAPS[give.id][take.id]
+    if action is None:
+        raise GameError(f"no such swap: {give} for {take}")
+    return action
+
+
+def parse_action(code: str) -> SwimAction:
+    """The action for a code (``swap.AH.KS``, ``all``, ``pass``, ``knock``, ``deal``)."""
+    action = _BY_CODE.get(code.strip())
+    if action is None:
+        raise IllegalAction(f"unknown move {code!r}")
+    return action
+
+
+# ---------------------------------------------------------------------------------------------
+# Hand values
+
+
+def _value2(c1: Card, c2: Card, c3: Card) -> int:
+    """Hand value in half points: 62 for 31, 61 for three of a rank, else 2 × best suit sum."""
+    if c1.rank == c2.rank == c3.rank:
+        return 61
+    v1, v2, v3 = _VALUE[c1.id], _VALUE[c2.id], _VALUE[c3.id]
+    s1, s2, s3 = c1.suit, c2.suit, c3.suit
+    if s1 == s2:
+        best = v1 + v2 + v3 if s1 == s3 else max(v1 + v2, v3)
+    elif s1 == s3:
+        best = max(v1 + v3, v2)
+    elif s2 == s3:
+        best = max(v2 + v3, v1)
+    else:
+        best = max(v1, v2, v3)
+    return best * 2
+
+
+def hand_value(cards: Sequence[Card]) -> float:
+    """Value of a three-card hand: 31, 30.5 (three of a rank), 30, … (best single-suit sum)."""
+    if len(cards) != 3:
+        raise GameError("a Schwimmen hand has three cards")
+    v2 = _value2(*cards)
+    return v2 // 2 if v2 % 2 == 0 else v2 / 2
+
+
+def format_value(value2: int) -> str:
+    """Half points as text: ``31``, ``30½``."""
+    return f"{value2 // 2}½" if value2 % 2 else str(value2 // 2)
+
+
+# ---------------------------------------------------------------------------------------------
+# State
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult:
+    """The public outcome of a round: every hand shown, values, who lost and what it cost."""
+
+    round_no: int
+    reason: str  # "knock", "31", "dealt_31"
+    hands: tuple[tuple[Card, ...] | None, ...]  # None for players who were out
+    values2: tuple[int | None, ...]
+    losers: tuple[int, ...]
+    paid: tuple[int, ...]
+    swimming: tuple[int, ...]  # started swimming this round
+    eliminated: tuple[int, ...]
+    draw: bool
+    thirty_one: int | None = None  # the seat that reached 31, if any
+
+
+class State(NamedTuple):
+    """A Schwimmen game at one moment: an immutable value (a named tuple, cheap to build)."""
+
+    seats: int
+    options: tuple[tuple[str, Any], ...]
+    seed: int
+    round_no: int
+    coins: tuple[int, ...]
+    out: tuple[bool, ...]
+    pot: int
+    hands: tuple[tuple[Card, ...], ...]  # () for players who are out
+    middle: tuple[Card, ...]
+    phase: str
+    to_act: int | None
+    starter: int
+    passed: tuple[bool, ...]
+    knocker: int | None
+    final_left: int
+    turns: int  # moves made this round
+    result: RoundResult | None
+    winner: int | None
+
+    @property
+    def active(self) -> list[int]:
+        return [s for s in range(self.seats) if not self.out[s]]
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """Exactly what one seat may know."""
+
+    seat: int
+    seats: int
+    phase: str
+    round_no: int
+    to_act: int | None
+    hand: tuple[Card, ...]
+    middle: tuple[Card, ...]
+    coins: tuple[int, ...]
+    out: tuple[bool, ...]
+    pot: int
+    passed: tuple[bool, ...]
+    knocker: int | None
+    final_left: int
+    starter: int
+    turns: int
+    result: RoundResult | None
+    winner: int | None
+    legal: tuple[SwimAction, ...]
+
+    def visible_cards(self) -> set[Card]:
+        """Every card this observation shows."""
+        seen = set(self.hand) | set(self.middle)
+        if self.result is not None and self.phase in (PAYOUT, FINISHED):
+            for h in self.result.hands:
+                seen.update(h or ())
+        return seen
+
+
+def _options(raw: Mapping[str, Any] | None) -> tuple[tuple[str, Any], ...]:
+    opts = dict(DEFAULT_OPTIONS)
+    for key, value in (raw or {}).items():
+        if key not in DEFAULT_OPTIONS:
+            raise GameError(f"unknown Schwimmen option {key!r}")
+        opts[key] = value
+    if not isinstance(opts["coins"], int) or not 1 <= opts["coins"] <= 9:
+        raise GameError("coins must be a whole number from 1 to 9")
+    return tuple(sorted(opts.items()))
+
+
+def _rng(seed: int, round_no: int) -> random.Random:
+    return random.Random(seed * 1_000_003 + round_no)
+
+
+def new_game(seats: int, options: Mapping[str, Any] | None = None,
+             seed: int | None = None) -> State:
+    """A new game for 2–4 seats, with the first round dealt."""
+    if not isinstance(seats, int) or not MIN_SEATS <= seats <= MAX_SEATS:
+        raise GameError(f"Schwimmen needs {MIN_SEATS} to {MAX_SEATS} players")
+    opts = _options(options)
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**53)
+    coins = dict(opts)["coins"]
+    starter = _rng(seed, 0).randrange(seats)
+    blank = State(
+        seats=seats, options=opts, seed=seed, round_no=0, coins=(coins,) * seats,
+        out=(False,) * seats, pot=0, hands=((),) * seats, middle=(), phase=PAYOUT, to_act=None,
+        starter=starter, passed=(False,) * seats, knocker=None, final_left=0, turns=0,
+        result=None, winner=None,
+    )
+    state, _ = _deal(blank, starter)
+    return state
+
+
+def _deal(state: State, starter: int) -> tuple[State, list[Event]]:
+    """Deal a new round beginning at ``starter``; ends it at once if someone holds 31."""
+    round_no = state.round_no + 1
+    deck = list(DECK)
+    _rng(state.seed, round_no).shuffle(deck)
+    n = state.seats
+    order = [(starter + i) % n for i in range(n) if not state.out[(starter + i) % n]]
+    dealt: list[list[Card]] = [[] for _ in range(n)]
+    pos = 0
+    for _ in range(3):
+        for seat in order:
+            dealt[seat].append(deck[pos])
+            pos += 1
+    middle = tuple(deck[pos:pos + 3])
+    hands = tuple(tuple(h) for h in dealt)
+    new = state._replace(
+        round_no=round_no, hands=hands, middle=middle, phase=TURN, to_act=starter,
+        starter=starter, passed=(False,) * n, knocker=None, final_left=0, turns=0, result=None,
+    )
+    events = [Event("deal", None, {"round": round_no, "starter": starter,
+                                    "middle": [c.code for c in middle]})]
+    thirty_one = [s for s in order if _value2(*hands[s]) == 62]
+    if thirty_one:
+        return _showdown(new, "dealt_31", thirty_one[0], events)
+    return new, events
+
+
+def _next_active(state: State, seat: int) -> int:
+    n = state.seats
+    nxt = (seat + 1) % n
+    while state.out[nxt]:
+        nxt = (nxt + 1) % n
+    return nxt
+
+
+# ---------------------------------------------------------------------------------------------
+# Protocol
+
+
+def to_act(state: State) -> int | None:
+    """The seat on turn, or ``None`` between rounds and after the game."""
+    return state.to_act
+
+
+def phase(state: State) -> str:
+    """``turn``, ``final_round``, ``payout`` (round over, next ``deal`` pending) or ``finished``."""
+    return state.phase
+
+
+def is_over(state: State) -> bool:
+    return state.phase == FINISHED
+
+
+def legal_actions(state: State) -> tuple[SwimAction, ...]:
+    """Every legal action: swaps (hand × middle), swap all, pass, knock; or ``deal``."""
+    ph = state.phase
+    if ph == PAYOUT:
+        return (DEAL,)
+    if ph == FINISHED:
+        return ()
+    hand = state.hands[state.to_act]  # type: ignore[index]
+    out = [_SWAPS[g.id][t.id] for g in hand for t in state.middle]
+    out.append(SWAP_ALL)
+    if ph == TURN and not state.passed[state.to_act]:  # type: ignore[index]
+        out.append(PASS)
+    out.append(KNOCK)
+    return tuple(out)  # type: ignore[arg-type]
+
+
+def why_illegal(state: State, action: SwimAction) -> str | None:
+    """``None`` when the action is legal, else the reason in plain words."""
+    ph = state.phase
+    if ph == FINISHED:
+        return "the game is over"
+    if action.kind == "deal":
+        return None if ph == PAYOUT else "the round is still being played"
+    if ph == PAYOUT:
+        return "the round is over; the next one must be dealt first"
+    seat = state.to_act
+    assert seat is not None
+    if action.kind == "swap":
+        if action.give not in state.hands[seat]:
+            return f"{action.give} is not in your hand"
+        if action.take not in state.middle:
+            return f"{action.take} is not in the middle"
+        return None
+    if action.kind == "pass":
+        if ph == FINAL_ROUND:
+            return "nobody may pass after a knock"
+        if state.passed[seat]:
+            return "you have already passed this round"
+        return None
+    return None  # swap_all and knock are always allowed on turn
+
+
+def can_apply(state: State, action: SwimAction | str) -> bool:
+    act = parse_action(action) if isinstance(action, str) else action
+    return why_illegal(state, act) is None
+
+
+def apply(state: State, action: SwimAction | str) -> tuple[State, list[Event]]:
+    """Play ``action``; returns the new state and the public events. Raises ``IllegalAction``."""
+    act = parse_action(action) if isinstance(action, str) else action
+    reason = why_illegal(state, act)
+    if reason is not None:
+        raise IllegalAction(reason)
+    if act is DEAL:
+        return _deal(state, _next_active(state, state.starter))
+    seat: int = state.to_act  # type: ignore[assignment]
+    hands = state.hands
+    hand = hands[seat]
+    middle = state.middle
+    passed = state.passed
+    knocker = state.knocker
+    final_left = state.final_left
+    ph = state.phase
+    kind = act.kind
+    if kind == "swap":
+        give, take = act.give, act.take
+        hand = tuple(take if c is give else c for c in hand)
+        middle = tuple(give if c is take else c for c in middle)
+        event = Event("swap", seat, {"give": give.code, "take": take.code})  # type: ignore[union-attr]
+    elif kind == "swap_all":
+        hand, middle = middle, hand
+        event = Event("swap_all", seat, {"give": [c.code for c in middle],
+                                         "take": [c.code for c in hand]})
+    elif kind == "pass":
+        passed = passed[:seat] + (True,) + passed[seat + 1:]
+        event = Event("pass", seat, {})
+    elif ph == TURN:  # knock
+        knocker = seat
+        final_left = len(state.active) - 1
+        ph = FINAL_ROUND
+        event = Event("knock", seat, {})
+    else:  # knock again in the final round: a turn that changes nothing
+        event = Event("knock", seat, {"again": True})
+    if kind in ("swap", "swap_all"):
+        hands = hands[:seat] + (hand,) + hands[seat + 1:]
+    if state.phase == FINAL_ROUND:
+        final_left -= 1
+    new = State(  # spelled out: cheaper than _replace on the hot path
+        seats=state.seats, options=state.options, seed=state.seed, round_no=state.round_no,
+        coins=state.coins, out=state.out, pot=state.pot, hands=hands, middle=middle, phase=ph,
+        to_act=_next_active(state, seat), starter=state.starter, passed=passed, knocker=knocker,
+        final_left=final_left, turns=state.turns + 1, result=state.result, winner=state.winner,
+    )
+    events = [event]
+    if kind in ("swap", "swap_all") and _value2(*hand) == 62:
+        return _showdown(new, "31", seat, events)
+    if ph == FINAL_ROUND and final_left == 0:
+        return _showdown(new, "knock", None, events)
+    return new, events
+
+
+def _showdown(state: State, reason: str, thirty_one: int | None,
+              events: list[Event]) -> tuple[State, list[Event]]:
+    """Compare all hands, settle coins and eliminations; the round ends in ``payout``."""
+    n = state.seats
+    active = state.active
+    values2: list[int | None] = [None] * n
+    for s in active:
+        values2[s] = _value2(*state.hands[s])
+    lowest = min(values2[s] for s in active)  # type: ignore[type-var]
+    losers = [s for s in active if values2[s] == lowest]
+    draw = len(losers) == len(active)
+    if draw:
+        losers = []
+    coins = list(state.coins)
+    out = list(state.out)
+    paid, swimming, eliminated = [], [], []
+    pot = state.pot
+    for s in losers:
+        if coins[s] > 0:
+            coins[s] -= 1
+            pot += 1
+            paid.append(s)
+            if coins[s] == 0:
+                swimming.append(s)
+        else:
+            out[s] = True
+            eliminated.append(s)
+    result = RoundResult(
+        round_no=state.round_no, reason=reason,
+        hands=tuple(state.hands[s] if not state.out[s] else None for s in range(n)),
+        values2=tuple(values2), losers=tuple(losers), paid=tuple(paid),
+        swimming=tuple(swimming), eliminated=tuple(eliminated), draw=draw,
+        thirty_one=thirty_one,
+    )
+    events = events + [
+        Event("showdown", thirty_one, {
+            "reason": reason,
+            "hands": {str(s): [c.code for c in state.hands[s]] for s in active},
+            "values": {str(s): values2[s] / 2 for s in active},
+        }),
+        Event("payout", None, {"losers": losers, "paid": paid, "swimming": swimming,
+                               "eliminated": eliminated, "draw": draw}),
+    ]
+    remaining = [s for s in range(n) if not out[s]]
+    winner = None
+    ph = PAYOUT
+    if len(remaining) == 1:
+        winner = remaining[0]
+        coins[winner] += pot
+        events.append(Event("game_over", winner, {"pot": pot}))
+        pot = 0
+        ph = FINISHED
+    new = state._replace(coins=tuple(coins), out=tuple(out), pot=pot, phase=ph, to_act=None,
+                  result=result, winner=winner)
+    return new, events
+
+
+def observation(state: State, seat: int) -> Observation:
+    """What ``seat`` may know: its own hand, the middle and everything public."""
+    if not 0 <= seat < state.seats:
+        raise GameError(f"no seat {seat}")
+    legal = legal_actions(state) if state.to_act == seat else ()
+    return Observation(
+        seat=seat, seats=state.seats, phase=state.phase, round_no=state.round_no,
+        to_act=state.to_act, hand=state.hands[seat], middle=state.middle, coins=state.coins,
+        out=state.out, pot=state.pot, passed=state.passed, knocker=state.knocker,
+        final_left=state.final_left, starter=state.starter, turns=state.turns,
+        result=state.result, winner=state.winner, legal=legal,
+    )
+
+
+def public_view(state: State) -> Observation:
+    """What everybody may know (an observation without any hand): for group tables."""
+    obs = observation(state, 0)
+    return replace(obs, seat=-1, hand=(), legal=())
+
+
+def hidden_cards(state: State) -> set[Card]:
+    """Cards nobody but their holder may see right now (hands during play, undealt deck)."""
+    if state.phase in (PAYOUT, FINISHED):
+        shown = set(state.middle)
+        if state.result is not None:
+            for h in state.result.hands:
+                shown.update(h or ())
+        return set(DECK) - shown
+    return set(DECK) - set(state.middle)
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON
+
+
+def _result_to_dict(r: RoundResult | None) -> dict[str, Any] | None:
+    if r is None:
+        return None
+    return {
+        "round_no": r.round_no, "reason": r.reason,
+        "hands": [None if h is None else [c.code for c in h] for h in r.hands],
+        "values2": list(r.values2), "losers": list(r.losers), "paid": list(r.paid),
+        "swimming": list(r.swimming), "eliminated": list(r.eliminated), "draw": r.draw,
+        "thirty_one": r.thirty_one,
+    }
+
+
+def _result_from_dict(d: dict[str, Any] | None) -> RoundResult | None:
+    if d is None:
+        return None
+    return RoundResult(
+        round_no=d["round_no"], reason=d["reason"],
+        hands=tuple(None if h is None else from_codes(h) for h in d["hands"]),
+        values2=tuple(d["values2"]), losers=tuple(d["losers"]), paid=tuple(d["paid"]),
+        swimming=tuple(d["swimming"]), eliminated=tuple(d["eliminated"]), draw=d["draw"],
+        thirty_one=d["thirty_one"],
+    )
+
+
+def to_json(state: State) -> str:
+    """The state as compact JSON (exact round trip with ``from_json``)."""
+    return json.dumps({
+        "game": GAME_ID, "seats": state.seats, "options": dict(state.options),
+        "seed": state.seed, "round_no": state.round_no, "coins": list(state.coins),
+        "out": list(state.out), "pot": state.pot,
+        "hands": [[c.code for c in h] for h in state.hands],
+        "middle": [c.code for c in state.middle], "phase": state.phase,
+        "to_act": state.to_act, "starter": state.starter, "passed": list(state.passed),
+        "knocker": state.knocker, "final_left": state.final_left, "turns": state.turns,
+        "result": _result_to_dict(state.result), "winner": state.winner,
+    }, separators=(",", ":"), ensure_ascii=False)
+
+
+def from_json(text: str) -> State:
+    """The state from ``to_json`` output."""
+    try:
+        d = json.loads(text)
+        if d.get("game") != GAME_ID:
+            raise GameError("not a Schwimmen state")
+        return State(
+            seats=d["seats"], options=_options(d["options"]), seed=d["seed"],
+            round_no=d["round_no"], coins=tuple(d["coins"]), out=tuple(d["out"]), pot=d["pot"],
+            hands=tuple(from_codes(h) for h in d["hands"]), middle=from_codes(d["middle"]),
+            phase=d["phase"], to_act=d["to_act"], starter=d["starter"],
+            passed=tuple(d["passed"]), knocker=d["knocker"], final_left=d["final_left"],
+            turns=d["turns"], result=_result_from_dict(d["result"]), winner=d["winner"],
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        if isinstance(exc, GameError):
+            raise
+        raise GameError(f"bad Schwimmen state JSON: {exc}") from exc

@@ -1,0 +1,222 @@
+"""The table lifecycle as one shared ``transitions`` machine.
+
+The definition is data (``STATES``, ``TRANSITIONS``) so the diagram can be generated from it.
+A ``TableModel`` carries one table's FSM state and engine state; ``fire`` runs a trigger on it
+through the shared machine. Guards ask the engine: a move is legal only when the engine says so,
+and where a move leads (next turn, final round, showdown) is read from the engine's new state.
+No database, no chat: the service persists the model's fields after a successful trigger.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from transitions import Machine, MachineError
+
+from engine import GAMES, IllegalAction
+from engine.bots import get_bot
+from engine.protocol import Event
+
+LOBBY = "lobby"
+DEALING = "dealing"
+EXCHANGE = "exchange"
+TURN = "turn"
+FINAL_ROUND = "final_round"
+SHOWDOWN = "showdown"
+PAYOUT = "payout"
+FINISHED = "finished"
+ABANDONED = "abandoned"
+
+STATES = [LOBBY, DEALING, EXCHANGE, TURN, FINAL_ROUND, SHOWDOWN, PAYOUT, FINISHED, ABANDONED]
+PLAYING = (DEALING, EXCHANGE, TURN, FINAL_ROUND, SHOWDOWN, PAYOUT)
+OPEN = (LOBBY, *PLAYING)
+
+_MOVE_SOURCES = [EXCHANGE, TURN, FINAL_ROUND]
+
+
+def _move_transitions(trigger: str) -> list[dict[str, Any]]:
+    """A move (or a timeout's stand-in move): legal per engine; its destination per engine."""
+    out: list[dict[str, Any]] = []
+    for src in _MOVE_SOURCES:
+        common = {"trigger": trigger, "source": src, "prepare": "compute",
+                  "conditions": ["is_legal"], "after": "commit"}
+        out += [
+            {**common, "dest": SHOWDOWN, "conditions": ["is_legal", "round_over"]},
+            {**common, "dest": FINAL_ROUND, "conditions": ["is_legal", "in_final_round"]},
+            {**common, "dest": TURN, "conditions": ["is_legal", "in_turn"]},
+            {**common, "dest": EXCHANGE, "conditions": ["is_legal", "in_exchange"]},
+        ]
+    return out
+
+
+TRANSITIONS: list[dict[str, Any]] = [
+    {"trigger": "start", "source": LOBBY, "dest": DEALING, "conditions": ["seats_ok"],
+     "after": "deal_first"},
+    {"trigger": "dealt", "source": DEALING, "dest": SHOWDOWN, "conditions": ["round_over"]},
+    {"trigger": "dealt", "source": DEALING, "dest": EXCHANGE, "conditions": ["in_exchange"]},
+    {"trigger": "dealt", "source": DEALING, "dest": TURN, "conditions": ["in_turn"]},
+    *_move_transitions("act"),
+    *_move_transitions("timeout"),
+    {"trigger": "settle", "source": SHOWDOWN, "dest": PAYOUT},
+    {"trigger": "next_round", "source": PAYOUT, "dest": DEALING, "conditions": ["game_goes_on"],
+     "after": "deal_next"},
+    {"trigger": "finish", "source": PAYOUT, "dest": FINISHED, "conditions": ["game_over"]},
+    {"trigger": "stop", "source": list(OPEN), "dest": ABANDONED},
+]
+
+
+class TransitionRefused(Exception):
+    """A trigger that does not apply in this state, or a move the engine refuses."""
+
+
+@dataclass
+class TableModel:
+    """One table as the machine sees it. ``state`` is the FSM state (the machine's attribute)."""
+
+    game_id: str
+    state: str = LOBBY
+    seats: int = 0
+    options: dict[str, Any] = field(default_factory=dict)
+    seed: int | None = None
+    engine_state: Any = None
+    events: list[Event] = field(default_factory=list)
+    error: str | None = None
+    _candidate: Any = None
+
+    @property
+    def game(self) -> Any:
+        return GAMES[self.game_id]
+
+    # --- guards (all ask the engine) -------------------------------------------------------
+    def seats_ok(self, event: Any) -> bool:
+        g = self.game
+        return g.MIN_SEATS <= self.seats <= g.MAX_SEATS
+
+    def _phase(self) -> str:
+        st = self._candidate if self._candidate is not None else self.engine_state
+        return self.game.phase(st)
+
+    def round_over(self, event: Any) -> bool:
+        return self._phase() in (PAYOUT, FINISHED)
+
+    def in_final_round(self, event: Any) -> bool:
+        return self._phase() == FINAL_ROUND
+
+    def in_turn(self, event: Any) -> bool:
+        return self._phase() == TURN
+
+    def in_exchange(self, event: Any) -> bool:
+        return self._phase() == EXCHANGE
+
+    def is_legal(self, event: Any) -> bool:
+        return self._candidate is not None
+
+    def game_over(self, event: Any) -> bool:
+        return self.game.is_over(self.engine_state)
+
+    def game_goes_on(self, event: Any) -> bool:
+        return not self.game.is_over(self.engine_state)
+
+    # --- callbacks ---------------------------------------------------------------------------
+    def compute(self, event: Any) -> None:
+        """Ask the engine to apply the move; keep the result until ``commit``."""
+        if self._candidate is not None:
+            return  # already computed for an earlier transition of the same trigger
+        action = event.kwargs["action"]
+        try:
+            self._candidate, self.events = self.game.apply(self.engine_state, action)
+            self.error = None
+        except IllegalAction as exc:
+            self._candidate, self.error = None, str(exc)
+
+    def commit(self, event: Any) -> None:
+        self.engine_state, self._candidate = self._candidate, None
+
+    def deal_first(self, event: Any) -> None:
+        self.engine_state = self.game.new_game(self.seats, self.options, self.seed)
+        self.events = [Event("game_start", None, {"seats": self.seats})]
+
+    def deal_next(self, event: Any) -> None:
+        self.engine_state, self.events = self.game.apply(self.engine_state, "deal")
+
+
+MACHINE = Machine(
+    model=None, states=STATES, transitions=TRANSITIONS, initial=LOBBY,
+    auto_transitions=False, send_event=True,
+)
+
+
+def fire(model: TableModel, trigger: str, **kwargs: Any) -> list[Event]:
+    """Run one trigger on a table through the shared machine; returns the engine's events.
+
+    Raises ``TransitionRefused`` (with the engine's reason for an illegal move) and leaves the
+    model unchanged when the trigger does not apply.
+    """
+    model.events, model.error, model._candidate = [], None, None
+    try:
+        ok = MACHINE.events[trigger].trigger(model, **kwargs)
+    except MachineError as exc:
+        raise TransitionRefused(f"{trigger} is not possible while the table is {model.state}") \
+            from exc
+    except KeyError as exc:
+        raise TransitionRefused(f"unknown trigger {trigger!r}") from exc
+    finally:
+        model._candidate = None
+    if not ok:
+        raise TransitionRefused(model.error or f"{trigger} refused while {model.state}")
+    return model.events
+
+
+def settle(model: TableModel) -> list[Event]:
+    """Run the automatic steps after a move or a deal: deal→turn, showdown→payout, →finished."""
+    events: list[Event] = []
+    while True:
+        if model.state == DEALING:
+            events += fire(model, "dealt")
+        elif model.state == SHOWDOWN:
+            events += fire(model, "settle")
+        elif model.state == PAYOUT and model.game.is_over(model.engine_state):
+            events += fire(model, "finish")
+        else:
+            return events
+
+
+def cpu_action(model: TableModel, level: str, rng: random.Random) -> str:
+    """The action code a CPU player of ``level`` takes for the seat on turn."""
+    seat = model.game.to_act(model.engine_state)
+    if seat is None:
+        raise TransitionRefused("nobody is on turn")
+    obs = model.game.observation(model.engine_state, seat)
+    return get_bot(model.game_id, level).choose(obs, rng).code
+
+
+def mermaid() -> str:
+    """The machine as a Mermaid state diagram (generated from ``STATES``/``TRANSITIONS``)."""
+    lines = ["stateDiagram-v2", f"    [*] --> {LOBBY}"]
+    seen: set[tuple[str, str, str]] = set()
+    for t in TRANSITIONS:
+        sources = t["source"] if isinstance(t["source"], list) else [t["source"]]
+        for src in sources:
+            key = (src, t["dest"], t["trigger"])
+            if key in seen:
+                continue
+            seen.add(key)
+            guards = [c for c in t.get("conditions", []) if c != "is_legal"]
+            label = t["trigger"] + (f" [{', '.join(guards)}]" if guards else "")
+            lines.append(f"    {src} --> {t['dest']} : {label}")
+    lines += [f"    {FINISHED} --> [*]", f"    {ABANDONED} --> [*]"]
+    return "\n".join(lines) + "\n"
+
+
+def diagram_markdown() -> str:
+    """The docs page holding the diagram."""
+    return (
+        "# The table machine\n\n"
+        "Generated by `stammtisch diagram` from `fsm/table.py`; do not edit by hand.\n"
+        "Every move (`act`) and every timeout stand-in move (`timeout`) is legal only if the\n"
+        "engine says so; where it leads is read from the engine's new state.\n"
+        "Shedding games never reach `final_round`; the climbing game passes `exchange`.\n\n"
+        "```mermaid\n" + mermaid() + "```\n"
+    )

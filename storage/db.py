@@ -1,0 +1,94 @@
+"""Database engines, sessions and migrations.
+
+SQLite in a local file by default (WAL, ``BEGIN IMMEDIATE`` for every transaction, busy
+timeout); PostgreSQL when ``DATABASE_URL`` says so (rows locked with ``SELECT … FOR UPDATE``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+
+from sqlalchemy import event
+from sqlalchemy.engine import Engine, make_url
+from sqlmodel import Session, create_engine
+
+DEFAULT_URL = "sqlite:///stammtisch.db"
+BUSY_TIMEOUT_MS = 10_000
+
+
+def utcnow() -> datetime:
+    """Now as an aware UTC datetime (the schema stores aware times)."""
+    return datetime.now(UTC)
+
+
+def database_url(url: str | None = None) -> str:
+    """The URL to use: the argument, else ``DATABASE_URL``, else a SQLite file here."""
+    raw = url or os.environ.get("DATABASE_URL") or DEFAULT_URL
+    # Accept the common short forms and use psycopg 3 for PostgreSQL.
+    if raw.startswith("postgres://"):
+        raw = "postgresql://" + raw[len("postgres://"):]
+    if raw.startswith("postgresql://"):
+        raw = "postgresql+psycopg://" + raw[len("postgresql://"):]
+    return raw
+
+
+def is_sqlite(engine: Engine) -> bool:
+    return engine.dialect.name == "sqlite"
+
+
+def make_engine(url: str | None = None, *, echo: bool = False) -> Engine:
+    """An engine for the URL; SQLite gets WAL, a busy timeout and ``BEGIN IMMEDIATE``."""
+    resolved = database_url(url)
+    parsed = make_url(resolved)
+    if parsed.get_backend_name() == "sqlite":
+        if parsed.database and parsed.database != ":memory:":
+            Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(
+            resolved, echo=echo,
+            connect_args={"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000},
+        )
+
+        @event.listens_for(engine, "connect")
+        def _on_connect(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
+            dbapi_conn.isolation_level = None  # we issue BEGIN ourselves
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.execute("PRAGMA synchronous=NORMAL")
+            cur.close()
+
+        @event.listens_for(engine, "begin")
+        def _on_begin(conn) -> None:  # type: ignore[no-untyped-def]
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+        return engine
+    return create_engine(resolved, echo=echo, pool_pre_ping=True, pool_size=5, max_overflow=10)
+
+
+@contextmanager
+def transaction(engine: Engine) -> Iterator[Session]:
+    """One unit of work: commits on success, rolls back on error."""
+    with Session(engine, expire_on_commit=False) as session, session.begin():
+        yield session
+
+
+def migrate(engine_or_url: Engine | str | None = None) -> None:
+    """Bring the schema to the newest Alembic revision (the app calls this on start)."""
+    from alembic import command
+    from alembic.config import Config
+
+    here = Path(__file__).resolve().parent
+    cfg = Config(str(here / "alembic.ini"))
+    cfg.set_main_option("script_location", str(here / "migrations"))
+    if isinstance(engine_or_url, Engine):
+        engine = engine_or_url
+    else:
+        engine = make_engine(engine_or_url if isinstance(engine_or_url, str) else None)
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "head")

@@ -1,0 +1,179 @@
+"""SQLModel tables. Times are aware UTC datetimes (``storage.db.utcnow``).
+
+Schema changes go through Alembic (``storage/migrations``); the app migrates on start.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, Column, Index, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+def _json(default: Any = None) -> Any:
+    return Field(default_factory=lambda: default() if callable(default) else default,
+                 sa_column=Column(JSON, nullable=True))
+
+
+class Chat(SQLModel, table=True):
+    """A chat on a platform: a private chat with one user, or a group/room."""
+
+    __tablename__ = "chat"
+    __table_args__ = (UniqueConstraint("platform", "external_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    platform: str = Field(max_length=16)
+    external_id: str = Field(max_length=128)
+    kind: str = Field(default="private", max_length=16)  # private | group
+    title: str | None = Field(default=None, max_length=256)
+    language: str | None = Field(default=None, max_length=8)
+    created_at: datetime
+
+
+class Player(SQLModel, table=True):
+    """A person on a platform."""
+
+    __tablename__ = "player"
+    __table_args__ = (UniqueConstraint("platform", "external_id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    platform: str = Field(max_length=16)
+    external_id: str = Field(max_length=128)
+    name: str = Field(default="", max_length=128)
+    username: str | None = Field(default=None, max_length=128)
+    language: str | None = Field(default=None, max_length=8)
+    private_chat_id: str | None = Field(default=None, max_length=128)  # known once they wrote us
+    created_at: datetime
+
+
+class GameTable(SQLModel, table=True):
+    """One table: a game in a chat, its FSM state and engine state, and its next deadline."""
+
+    __tablename__ = "game_table"
+    __table_args__ = (
+        Index("ix_game_table_deadline", "next_deadline"),
+        Index("ix_game_table_chat_state", "chat_id", "fsm_state"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    chat_id: int = Field(foreign_key="chat.id")
+    game: str = Field(max_length=32)
+    options: dict[str, Any] = _json(dict)
+    fsm_state: str = Field(default="lobby", max_length=32)
+    state_json: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    seed: int = Field(sa_column=Column(BigInteger, nullable=False))
+    version: int = 0  # bumped by every committed change; button data carries it
+    is_private: bool = False
+    opener_id: int | None = Field(default=None, foreign_key="player.id")
+    turn_timeout: int = 0  # seconds; 0 = no clock
+    next_deadline: datetime | None = None
+    deadline_kind: str | None = Field(default=None, max_length=16)  # remind|timeout|cpu|next
+    reminded: bool = False
+    created_at: datetime
+    updated_at: datetime
+    finished_at: datetime | None = None
+
+
+class Seat(SQLModel, table=True):
+    """A seat at a table: a player or a CPU."""
+
+    __tablename__ = "seat"
+    __table_args__ = (UniqueConstraint("table_id", "seat_no"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    table_id: int = Field(foreign_key="game_table.id", index=True)
+    seat_no: int
+    player_id: int | None = Field(default=None, foreign_key="player.id")
+    name: str = Field(default="", max_length=128)
+    is_cpu: bool = False
+    cpu_level: str | None = Field(default=None, max_length=16)
+    away: bool = False
+    timeouts: int = 0  # consecutive turn timeouts
+
+
+class Move(SQLModel, table=True):
+    """The append-only move log: every accepted move, in order, once."""
+
+    __tablename__ = "move"
+    __table_args__ = (UniqueConstraint("table_id", "seq"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    table_id: int = Field(foreign_key="game_table.id")
+    seq: int
+    seat_no: int | None = None
+    actor: str = Field(max_length=16)  # player | cpu | timeout | system
+    code: str = Field(max_length=64)
+    at: datetime
+
+
+class Result(SQLModel, table=True):
+    """A finished game: who won, and the final standing."""
+
+    __tablename__ = "result"
+
+    id: int | None = Field(default=None, primary_key=True)
+    table_id: int = Field(foreign_key="game_table.id", unique=True)
+    game: str = Field(max_length=32)
+    winners: list[int] = _json(list)  # seat numbers
+    standings: list[dict[str, Any]] = _json(list)
+    rounds: int = 0
+    finished_at: datetime
+
+
+class ProcessedUpdate(SQLModel, table=True):
+    """Platform update ids already handled: a repeated update is ignored."""
+
+    __tablename__ = "processed_update"
+    __table_args__ = (UniqueConstraint("platform", "update_key"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    platform: str = Field(max_length=16)
+    update_key: str = Field(max_length=128)
+    at: datetime
+
+
+class Outbox(SQLModel, table=True):
+    """A view to deliver, written in the same commit as the change that caused it."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (Index("ix_outbox_pending", "status", "not_before"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    platform: str = Field(max_length=16)
+    chat_external_id: str = Field(max_length=128)
+    table_id: int | None = Field(default=None)
+    slot: str | None = Field(default=None, max_length=64)  # edit in place when set
+    text: str = Field(sa_column=Column(Text, nullable=False))
+    buttons: list[list[list[str]]] = _json(list)  # rows of [label, data]
+    status: str = Field(default="pending", max_length=16)  # pending | sent | failed | dropped
+    attempts: int = 0
+    not_before: datetime
+    created_at: datetime
+    sent_at: datetime | None = None
+    error: str | None = Field(default=None, max_length=512)
+
+
+class MessageSlot(SQLModel, table=True):
+    """Which platform message shows a slot (table message, private hand view) in a chat."""
+
+    __tablename__ = "message_slot"
+    __table_args__ = (UniqueConstraint("platform", "chat_external_id", "slot"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    platform: str = Field(max_length=16)
+    chat_external_id: str = Field(max_length=128)
+    slot: str = Field(max_length=64)
+    message_id: str = Field(max_length=128)
+    text_hash: str | None = Field(default=None, max_length=64)
+    updated_at: datetime
+
+
+class KeyValue(SQLModel, table=True):
+    """Small persisted settings of a process (e.g. a Matrix sync token)."""
+
+    __tablename__ = "key_value"
+
+    key: str = Field(primary_key=True, max_length=128)
+    value: str = Field(sa_column=Column(Text, nullable=False))
