@@ -337,7 +337,7 @@ def can_apply(state: State, action: SwimAction | str) -> bool:
 
 def apply(state: State, action: SwimAction | str) -> tuple[State, list[Event]]:
     """Play ``action``; returns the new state and the public events. Raises ``IllegalAction``."""
-    act = parse_action(action) if isinstance(action, str) else action
+    act = action if type(action) is SwimAction else parse_action(getattr(action, "code", action))
     reason = why_illegal(state, act)
     if reason is not None:
         raise IllegalAction(reason)
@@ -533,7 +533,7 @@ def from_json(text: str) -> State:
             passed=tuple(d["passed"]), knocker=d["knocker"], final_left=d["final_left"],
             turns=d["turns"], result=_result_from_dict(d["result"]), winner=d["winner"],
         )
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         if isinstance(exc, GameError):
             raise
         raise GameError(f"bad Schwimmen state JSON: {exc}") from exc

@@ -2,13 +2,19 @@
 
 from .table import (
     ABANDONED,
+    DEALING,
+    EXCHANGE,
+    FINAL_ROUND,
     FINISHED,
     LOBBY,
     MACHINE,
     OPEN,
+    PAYOUT,
     PLAYING,
+    SHOWDOWN,
     STATES,
     TRANSITIONS,
+    TURN,
     TableModel,
     TransitionRefused,
     cpu_action,
@@ -19,7 +25,7 @@ from .table import (
 )
 
 __all__ = [
-    "ABANDONED", "FINISHED", "LOBBY", "MACHINE", "OPEN", "PLAYING", "STATES", "TRANSITIONS",
-    "TableModel", "TransitionRefused", "cpu_action", "diagram_markdown", "fire", "mermaid",
-    "settle",
+    "ABANDONED", "DEALING", "EXCHANGE", "FINAL_ROUND", "FINISHED", "LOBBY", "MACHINE", "OPEN",
+    "PAYOUT", "PLAYING", "SHOWDOWN", "STATES", "TRANSITIONS", "TURN", "TableModel",
+    "TransitionRefused", "cpu_action", "diagram_markdown", "fire", "mermaid", "settle",
 ]

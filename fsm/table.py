@@ -33,22 +33,21 @@ STATES = [LOBBY, DEALING, EXCHANGE, TURN, FINAL_ROUND, SHOWDOWN, PAYOUT, FINISHE
 PLAYING = (DEALING, EXCHANGE, TURN, FINAL_ROUND, SHOWDOWN, PAYOUT)
 OPEN = (LOBBY, *PLAYING)
 
-_MOVE_SOURCES = [EXCHANGE, TURN, FINAL_ROUND]
+# Where a move may lead from each state (the engine's new phase decides which).
+_MOVE_DESTINATIONS = {
+    EXCHANGE: [(EXCHANGE, "in_exchange"), (TURN, "in_turn")],
+    TURN: [(SHOWDOWN, "round_over"), (FINAL_ROUND, "in_final_round"), (TURN, "in_turn")],
+    FINAL_ROUND: [(SHOWDOWN, "round_over"), (FINAL_ROUND, "in_final_round")],
+}
 
 
 def _move_transitions(trigger: str) -> list[dict[str, Any]]:
     """A move (or a timeout's stand-in move): legal per engine; its destination per engine."""
-    out: list[dict[str, Any]] = []
-    for src in _MOVE_SOURCES:
-        common = {"trigger": trigger, "source": src, "prepare": "compute",
-                  "conditions": ["is_legal"], "after": "commit"}
-        out += [
-            {**common, "dest": SHOWDOWN, "conditions": ["is_legal", "round_over"]},
-            {**common, "dest": FINAL_ROUND, "conditions": ["is_legal", "in_final_round"]},
-            {**common, "dest": TURN, "conditions": ["is_legal", "in_turn"]},
-            {**common, "dest": EXCHANGE, "conditions": ["is_legal", "in_exchange"]},
-        ]
-    return out
+    return [
+        {"trigger": trigger, "source": src, "dest": dest, "prepare": "compute",
+         "conditions": ["is_legal", guard], "after": "commit"}
+        for src, dests in _MOVE_DESTINATIONS.items() for dest, guard in dests
+    ]
 
 
 TRANSITIONS: list[dict[str, Any]] = [

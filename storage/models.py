@@ -71,6 +71,7 @@ class GameTable(SQLModel, table=True):
     next_deadline: datetime | None = None
     deadline_kind: str | None = Field(default=None, max_length=16)  # remind|timeout|cpu|next
     reminded: bool = False
+    log: list[dict[str, Any]] = _json(list)  # the last public events, for "last move" lines
     created_at: datetime
     updated_at: datetime
     finished_at: datetime | None = None
@@ -145,6 +146,7 @@ class Outbox(SQLModel, table=True):
     chat_external_id: str = Field(max_length=128)
     table_id: int | None = Field(default=None)
     slot: str | None = Field(default=None, max_length=64)  # edit in place when set
+    repost: bool = False  # post the slot anew (it notifies) and delete the old message
     text: str = Field(sa_column=Column(Text, nullable=False))
     buttons: list[list[list[str]]] = _json(list)  # rows of [label, data]
     status: str = Field(default="pending", max_length=16)  # pending | sent | failed | dropped

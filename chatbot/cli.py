@@ -1,0 +1,102 @@
+"""The ``stammtisch`` command: play in a terminal, run the chat bots, docs helpers."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from engine import GAMES
+from engine.bots import LEVELS
+
+
+def _service(cfg, **overrides):  # type: ignore[no-untyped-def]
+    from storage.db import make_engine, migrate
+
+    from .service import Service, Settings
+
+    engine = make_engine(cfg.database_url)
+    migrate(engine)
+    settings = Settings(cpu_delay=cfg.cpu_delay, group_timeout=cfg.group_timeout,
+                        next_round_delay=cfg.next_round_delay,
+                        default_language=cfg.default_language)
+    for key, value in overrides.items():
+        setattr(settings, key, value)
+    return Service(engine, settings)
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from . import config
+    from .console.app import ConsoleGame
+
+    cfg = config.load()
+    lang = args.lang or cfg.default_language
+    service = _service(cfg, cpu_delay=0.0, next_round_delay=0.0)
+    return ConsoleGame(service, args.game, args.players, args.level, lang=lang).run()
+
+
+def cmd_telegram(args: argparse.Namespace) -> int:
+    from . import config
+    from .telegram.app import run
+
+    cfg = config.load()
+    logging.basicConfig(level=cfg.log_level,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    return run(cfg)
+
+
+def cmd_diagram(args: argparse.Namespace) -> int:
+    from fsm import diagram_markdown
+
+    path = Path(args.output)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(diagram_markdown(), encoding="utf-8")
+    print(f"wrote {path}")
+    return 0
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    from storage.db import make_engine, migrate
+
+    from . import config
+
+    migrate(make_engine(config.load().database_url))
+    print("database is at the newest schema")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="stammtisch", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    play = sub.add_parser("play", help="play a game in this terminal against CPU players")
+    play.add_argument("game", choices=sorted(GAMES), help="game id")
+    play.add_argument("--players", type=int, default=3, help="players at the table, you included")
+    play.add_argument("--level", choices=LEVELS, default="anfaenger", help="CPU level")
+    play.add_argument("--lang", choices=("de", "en"), default=None, help="language")
+    play.set_defaults(func=cmd_play)
+
+    tg = sub.add_parser("telegram", help="run the Telegram bot (TELEGRAM_TOKEN)")
+    tg.set_defaults(func=cmd_telegram)
+
+    dia = sub.add_parser("diagram", help="write the table machine's Mermaid diagram")
+    dia.add_argument("--output", default="docs/table-machine.md")
+    dia.set_defaults(func=cmd_diagram)
+
+    mig = sub.add_parser("migrate", help="bring the database schema up to date")
+    mig.set_defaults(func=cmd_migrate)
+
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except EOFError:
+        print()
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,224 @@
+"""How Schwimmen looks in chat: table lines, private hand, move buttons, event lines, rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import schwimmen as game
+from engine.cards import BY_CODE, show
+from engine.protocol import FINISHED, PAYOUT
+
+from ..i18n import register
+
+GAME_ID = game.GAME_ID
+NAMES = {"de": "Schwimmen", "en": "Schwimmen (31)"}
+CURRENCIES = {"coins": "🪙", "euro": "€", "matches": "🔥"}
+DEFAULT_TABLE_OPTIONS: dict[str, Any] = {"currency": "coins"}
+
+register("de", {
+    "sw.middle": "Mitte: {cards}",
+    "sw.hand": "Deine Karten: {cards} (Wert {value})",
+    "sw.pot": "Pott: {pot}",
+    "sw.passed": "geschoben",
+    "sw.swims": "🏊 schwimmt",
+    "sw.out": "✖ raus",
+    "sw.knocked": "✊ {name} hat geklopft – noch {n} letzte(r) Zug/Züge.",
+    "sw.swap": "{give} ⇄ {take}",
+    "sw.swap_all": "Alle 3 tauschen",
+    "sw.pass": "Schieben",
+    "sw.knock": "Klopfen",
+    "sw.ev.swap": "{name} tauscht {give} gegen {take}.",
+    "sw.ev.swap_all": "{name} tauscht alle drei Karten ({take}).",
+    "sw.ev.pass": "{name} schiebt.",
+    "sw.ev.knock": "{name} klopft!",
+    "sw.ev.knock_again": "{name} klopft noch einmal.",
+    "sw.ev.deal": "Runde {n} ist ausgeteilt, {name} beginnt.",
+    "sw.result": "Runde {n} vorbei{why}:",
+    "sw.why.31": " – {name} hat 31!",
+    "sw.why.dealt_31": " – {name} hat 31 schon beim Austeilen!",
+    "sw.why.knock": "",
+    "sw.line": "{name}: {cards} = {value}",
+    "sw.draw": "Alle gleich – unentschieden, niemand zahlt.",
+    "sw.pays": "{name} zahlt 1 {cur} in den Pott.",
+    "sw.now_swims": "{name} schwimmt jetzt!",
+    "sw.eliminated": "{name} ist ausgeschieden.",
+    "sw.wins_pot": "🏆 {name} gewinnt das Spiel und den Pott – jetzt {pot}!",
+    "sw.rules": (
+        "Schwimmen (31) – kurz:\n"
+        "• 32 Karten (7–Ass), jeder hat 3 Karten, 3 liegen offen in der Mitte.\n"
+        "• Wert: höchste Summe einer Farbe (Ass 11, Bildkarten/10 je 10). Drei Gleiche = 30½. "
+        "31 (Ass + zwei Zehnerwerte in einer Farbe) beendet die Runde sofort.\n"
+        "• Im Zug: eine Karte tauschen, alle drei tauschen, schieben (einmal pro Runde) oder "
+        "klopfen. Nach dem Klopfen hat jeder andere genau noch einen Zug, schieben ist gesperrt.\n"
+        "• Die niedrigste Hand zahlt eine Münze. Ohne Münze schwimmt man; wer schwimmend "
+        "verliert, ist raus. Der Letzte gewinnt den Pott."
+    ),
+})
+register("en", {
+    "sw.middle": "Middle: {cards}",
+    "sw.hand": "Your cards: {cards} (value {value})",
+    "sw.pot": "Pot: {pot}",
+    "sw.passed": "passed",
+    "sw.swims": "🏊 swimming",
+    "sw.out": "✖ out",
+    "sw.knocked": "✊ {name} knocked – {n} last turn(s) left.",
+    "sw.swap": "{give} ⇄ {take}",
+    "sw.swap_all": "Swap all 3",
+    "sw.pass": "Pass",
+    "sw.knock": "Knock",
+    "sw.ev.swap": "{name} swaps {give} for {take}.",
+    "sw.ev.swap_all": "{name} swaps all three cards ({take}).",
+    "sw.ev.pass": "{name} passes.",
+    "sw.ev.knock": "{name} knocks!",
+    "sw.ev.knock_again": "{name} knocks again.",
+    "sw.ev.deal": "Round {n} is dealt, {name} starts.",
+    "sw.result": "Round {n} over{why}:",
+    "sw.why.31": " – {name} has 31!",
+    "sw.why.dealt_31": " – {name} was dealt 31!",
+    "sw.why.knock": "",
+    "sw.line": "{name}: {cards} = {value}",
+    "sw.draw": "All equal – a draw, nobody pays.",
+    "sw.pays": "{name} pays 1 {cur} into the pot.",
+    "sw.now_swims": "{name} is swimming now!",
+    "sw.eliminated": "{name} is out.",
+    "sw.wins_pot": "🏆 {name} wins the game and the pot – now {pot}!",
+    "sw.rules": (
+        "Schwimmen (31) – in short:\n"
+        "• 32 cards (7–ace), everyone holds 3, three lie face up in the middle.\n"
+        "• Value: the best sum of one suit (ace 11, 10/face cards 10). Three of a rank = 30½. "
+        "31 (ace + two ten-valued cards of a suit) ends the round at once.\n"
+        "• On your turn: swap one card, swap all three, pass (once per round) or knock. After a "
+        "knock everybody else has exactly one last turn, and nobody may pass.\n"
+        "• The lowest hand pays a coin. Without coins you swim; losing while swimming puts you "
+        "out. The last one left wins the pot."
+    ),
+})
+
+
+def _c(code_or_codes: Any) -> str:
+    if isinstance(code_or_codes, str):
+        return BY_CODE[code_or_codes].symbol
+    return show(BY_CODE[c] for c in code_or_codes)
+
+
+def money(n: int, currency: str) -> str:
+    return f"{n} {CURRENCIES.get(currency, CURRENCIES['coins'])}"
+
+
+def rules(lang: str) -> str:
+    from ..i18n import tr
+    return tr(lang, "sw.rules")
+
+
+def public_lines(state: game.State, names: list[str], lang: str, options: dict[str, Any],
+                 marks: list[str]) -> list[str]:
+    """Status lines anyone may see: middle, coins, passes, knock. No hand cards."""
+    from ..i18n import tr
+    cur = options.get("currency", "coins")
+    lines = [f"🃏 {NAMES.get(lang, NAMES['de'])} · {tr(lang, 'round', n=state.round_no)}"]
+    if state.phase not in (PAYOUT, FINISHED):
+        lines.append(tr(lang, "sw.middle", cards=show(state.middle)))
+    for s in range(state.seats):
+        bits = [f"{names[s]}{marks[s]}"]
+        if state.out[s]:
+            bits.append(tr(lang, "sw.out"))
+        else:
+            bits.append(money(state.coins[s], cur) if state.coins[s] else tr(lang, "sw.swims"))
+            if state.passed[s] and state.phase not in (PAYOUT, FINISHED):
+                bits.append(tr(lang, "sw.passed"))
+        prefix = "▶ " if state.to_act == s else "   "
+        lines.append(prefix + " · ".join(bits))
+    lines.append(tr(lang, "sw.pot", pot=money(state.pot, cur)))
+    if state.knocker is not None and state.phase not in (PAYOUT, FINISHED):
+        lines.append(tr(lang, "sw.knocked", name=names[state.knocker], n=state.final_left))
+    return lines
+
+
+def private_lines(state: game.State, seat: int, lang: str) -> list[str]:
+    """The seat's own hand and its value (only while a round is played)."""
+    from ..i18n import tr
+    if state.phase in (PAYOUT, FINISHED) or state.out[seat]:
+        return []
+    hand = tuple(sorted(state.hands[seat], key=lambda c: (c.suit, -c.rank)))
+    value = game.format_value(game._value2(*hand))
+    return [tr(lang, "sw.hand", cards=show(hand), value=value)]
+
+
+def action_buttons(state: game.State, seat: int, lang: str) -> list[list[tuple[str, str]]]:
+    """Rows of (label, action code) for the seat on turn."""
+    from ..i18n import tr
+    if state.to_act != seat:
+        return []
+    legal = game.legal_actions(state)
+    rows: list[list[tuple[str, str]]] = []
+    by_give: dict[str, list[tuple[str, str]]] = {}
+    extra: list[tuple[str, str]] = []
+    for a in legal:
+        if a.kind == "swap":
+            label = tr(lang, "sw.swap", give=a.give.symbol, take=a.take.symbol)  # type: ignore[union-attr]
+            by_give.setdefault(a.give.code, []).append((label, a.code))  # type: ignore[union-attr]
+        elif a.kind == "swap_all":
+            extra.append((tr(lang, "sw.swap_all"), a.code))
+        elif a.kind == "pass":
+            extra.append((tr(lang, "sw.pass"), a.code))
+        elif a.kind == "knock":
+            extra.append((tr(lang, "sw.knock"), a.code))
+    rows.extend(by_give.values())
+    if extra:
+        rows.append(extra)
+    return rows
+
+
+def event_text(event: dict[str, Any], names: list[str], lang: str) -> str | None:
+    """One line for a public event of the log, or ``None`` for events not worth a line."""
+    from ..i18n import tr
+    kind, seat, data = event["kind"], event.get("seat"), event.get("data") or {}
+    name = names[seat] if seat is not None and 0 <= seat < len(names) else "?"
+    if kind == "swap":
+        return tr(lang, "sw.ev.swap", name=name, give=_c(data["give"]), take=_c(data["take"]))
+    if kind == "swap_all":
+        return tr(lang, "sw.ev.swap_all", name=name, take=_c(data["take"]))
+    if kind == "pass":
+        return tr(lang, "sw.ev.pass", name=name)
+    if kind == "knock":
+        return tr(lang, "sw.ev.knock_again" if data.get("again") else "sw.ev.knock", name=name)
+    return None
+
+
+def result_lines(state: game.State, names: list[str], lang: str,
+                 options: dict[str, Any]) -> list[str]:
+    """The last round's showdown: every hand, values, who paid, swims, is out; the winner."""
+    from ..i18n import tr
+    r = state.result
+    if r is None:
+        return []
+    cur = options.get("currency", "coins")
+    who = names[r.thirty_one] if r.thirty_one is not None else ""
+    lines = [tr(lang, "sw.result", n=r.round_no, why=tr(lang, f"sw.why.{r.reason}", name=who))]
+    for s, hand in enumerate(r.hands):
+        if hand is None:
+            continue
+        value = game.format_value(r.values2[s])  # type: ignore[arg-type]
+        mark = " ⬇" if s in r.losers else ""
+        lines.append(tr(lang, "sw.line", name=names[s], cards=show(hand), value=value) + mark)
+    if r.draw:
+        lines.append(tr(lang, "sw.draw"))
+    for s in r.paid:
+        lines.append(tr(lang, "sw.pays", name=names[s], cur=CURRENCIES.get(cur, "🪙")))
+    for s in r.swimming:
+        lines.append(tr(lang, "sw.now_swims", name=names[s]))
+    for s in r.eliminated:
+        lines.append(tr(lang, "sw.eliminated", name=names[s]))
+    if state.winner is not None:
+        total = money(state.coins[state.winner], cur)
+        lines.append(tr(lang, "sw.wins_pot", name=names[state.winner], pot=total))
+    return lines
+
+
+def winners(state: game.State) -> list[int]:
+    return [] if state.winner is None else [state.winner]
+
+
+def standings(state: game.State, names: list[str]) -> list[dict[str, Any]]:
+    return [{"seat": s, "name": names[s], "coins": state.coins[s], "out": state.out[s]}
+            for s in range(state.seats)]

@@ -1,0 +1,910 @@
+"""The application service: commands and button presses in, views out (through the outbox).
+
+Transport-agnostic. Every input runs in one transaction that locks its table; a repeated
+update id is ignored; a stale or foreign press changes nothing and gets a short answer. The new
+game state, FSM state, version, move-log row, next deadline and outgoing views are committed
+together; adapters deliver the outbox afterwards and arm the deadlines.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+import fsm
+from engine import GAMES
+from engine.bots import LEVELS, levels_for, strongest_level
+from storage.db import utcnow
+from storage.models import (
+    Chat,
+    GameTable,
+    Move,
+    Outbox,
+    Player,
+    ProcessedUpdate,
+    Result,
+    Seat,
+)
+
+from . import buttons
+from .i18n import DEFAULT_LANGUAGE, LANGUAGES, pick_language, tr
+from .presenters import PRESENTERS, presenter
+
+log = logging.getLogger(__name__)
+
+CPU_NAMES = ("Anna", "Bernd", "Clara", "Dieter", "Erika", "Franz")
+TIMEOUT_CHOICES = (30, 60, 120, 0)
+LOG_LENGTH = 6
+
+
+@dataclass(frozen=True)
+class ChatRef:
+    """Where an input came from."""
+
+    platform: str
+    external_id: str
+    kind: str = "private"  # private | group
+    title: str | None = None
+
+
+@dataclass(frozen=True)
+class UserRef:
+    """Who sent an input."""
+
+    external_id: str
+    name: str
+    username: str | None = None
+    language: str | None = None
+    is_admin: bool = False
+
+
+@dataclass
+class Outcome:
+    """The short answer to an input (an alert for a button, a reply for a command)."""
+
+    text: str | None = None
+    ok: bool = True
+    alert: bool = False
+    table_id: int | None = None
+    changed: bool = False
+
+
+@dataclass
+class Settings:
+    """Service behaviour that differs between transports and tests."""
+
+    cpu_delay: float = 1.0  # seconds a CPU "thinks" before its move is played
+    group_timeout: int = 60  # default turn clock in groups; private games have none
+    next_round_delay: float = 6.0  # groups: the next round is dealt by itself after this
+    default_language: str = DEFAULT_LANGUAGE
+    start_link: Callable[[int], str] | None = None  # deep link to start the bot privately
+
+
+class Refusal(Exception):
+    """An input that changes nothing; the message is the answer."""
+
+    def __init__(self, text: str, alert: bool = True) -> None:
+        super().__init__(text)
+        self.text, self.alert = text, alert
+
+
+@dataclass
+class _Ctx:
+    """One input being handled."""
+
+    session: Session
+    platform: str
+    lang: str
+    now: datetime
+    notes: list[str] = field(default_factory=list)
+
+
+class Service:
+    """The use cases of the bot, over one database."""
+
+    def __init__(self, engine: Engine, settings: Settings | None = None,
+                 clock: Callable[[], datetime] = utcnow) -> None:
+        self.engine = engine
+        self.settings = settings or Settings()
+        self.clock = clock
+        self.listeners: list[Callable[[], None]] = []  # told after each commit with effects
+
+    # ------------------------------------------------------------------ plumbing
+    @contextmanager
+    def _tx(self) -> Iterator[Session]:
+        with Session(self.engine, expire_on_commit=False) as session, session.begin():
+            yield session
+
+    def _notify(self) -> None:
+        for listener in self.listeners:
+            try:
+                listener()
+            except Exception:  # a listener must never break an input
+                log.exception("listener failed")
+
+    def _seen(self, session: Session, platform: str, update_key: str | None) -> bool:
+        """Record an update id; ``True`` if it was handled before."""
+        if not update_key:
+            return False
+        found = session.exec(select(ProcessedUpdate).where(
+            ProcessedUpdate.platform == platform, ProcessedUpdate.update_key == update_key)).first()
+        if found:
+            return True
+        session.add(ProcessedUpdate(platform=platform, update_key=update_key, at=self.clock()))
+        return False
+
+    def _chat(self, session: Session, ref: ChatRef) -> Chat:
+        chat = session.exec(select(Chat).where(
+            Chat.platform == ref.platform, Chat.external_id == ref.external_id)).first()
+        if chat is None:
+            chat = Chat(platform=ref.platform, external_id=ref.external_id, kind=ref.kind,
+                        title=ref.title, created_at=self.clock())
+            session.add(chat)
+            session.flush()
+        return chat
+
+    def _player(self, session: Session, platform: str, user: UserRef,
+                chat: ChatRef | None = None) -> Player:
+        player = session.exec(select(Player).where(
+            Player.platform == platform, Player.external_id == user.external_id)).first()
+        if player is None:
+            player = Player(platform=platform, external_id=user.external_id, name=user.name,
+                            username=user.username, language=user.language,
+                            created_at=self.clock())
+            session.add(player)
+        else:
+            player.name, player.username = user.name or player.name, user.username
+            if user.language:
+                player.language = user.language
+        if chat is not None and chat.kind == "private":
+            player.private_chat_id = chat.external_id
+        session.flush()
+        return player
+
+    def _lang(self, chat: Chat | None, user: UserRef | None) -> str:
+        return pick_language(chat.language if chat else None, user.language if user else None,
+                             self.settings.default_language)
+
+    def _lock_table(self, session: Session, table_id: int) -> GameTable | None:
+        return session.exec(select(GameTable).where(GameTable.id == table_id)
+                            .with_for_update()).first()
+
+    def _seats(self, session: Session, table: GameTable) -> list[Seat]:
+        return list(session.exec(select(Seat).where(Seat.table_id == table.id)
+                                 .order_by(col(Seat.seat_no))).all())
+
+    def _open_table(self, session: Session, chat: Chat) -> GameTable | None:
+        return session.exec(select(GameTable).where(
+            GameTable.chat_id == chat.id, col(GameTable.fsm_state).in_(fsm.OPEN))
+            .order_by(col(GameTable.id).desc())).first()
+
+    # ------------------------------------------------------------------ entry points
+    def command(self, chat_ref: ChatRef, user: UserRef, name: str, args: str = "",
+                update_key: str | None = None) -> Outcome:
+        """A slash command (``start``, ``help``, ``rules``, ``language``, ``new``, ``stop``)."""
+        try:
+            with self._tx() as session:
+                if self._seen(session, chat_ref.platform, update_key):
+                    return Outcome(None, ok=True)
+                chat = self._chat(session, chat_ref)
+                player = self._player(session, chat_ref.platform, user, chat_ref)
+                ctx = _Ctx(session, chat_ref.platform, self._lang(chat, user), self.clock())
+                handler = getattr(self, f"_cmd_{name}", None)
+                if handler is None:
+                    return Outcome(tr(ctx.lang, "unknown_command"), ok=False)
+                out = handler(ctx, chat, player, user, args.strip())
+        except Refusal as exc:
+            return Outcome(exc.text, ok=False, alert=exc.alert)
+        except IntegrityError:
+            return Outcome(None, ok=True)  # the same update handled concurrently elsewhere
+        self._notify()
+        return out
+
+    def press(self, chat_ref: ChatRef, user: UserRef, data: str | None,
+              update_key: str | None = None) -> Outcome:
+        """A button press with its (untrusted) data."""
+        lang = pick_language(None, user.language, self.settings.default_language)
+        try:
+            press = buttons.decode(data)
+        except buttons.BadButton:
+            return Outcome(tr(lang, "unknown_button"), ok=False, alert=True)
+        try:
+            with self._tx() as session:
+                if self._seen(session, chat_ref.platform, update_key):
+                    return Outcome(tr(lang, "already_handled"), ok=True)
+                chat = self._chat(session, chat_ref)
+                player = self._player(session, chat_ref.platform, user, chat_ref)
+                ctx = _Ctx(session, chat_ref.platform, self._lang(chat, user), self.clock())
+                if press.table_id == 0:
+                    out = self._menu_press(ctx, chat, player, user, press.code)
+                else:
+                    out = self._table_press(ctx, chat, player, user, press)
+        except Refusal as exc:
+            return Outcome(exc.text, ok=False, alert=exc.alert)
+        except IntegrityError:
+            return Outcome(tr(lang, "already_handled"), ok=True)
+        self._notify()
+        return out
+
+    # ------------------------------------------------------------------ commands
+    def _cmd_start(self, ctx: _Ctx, chat: Chat, player: Player, user: UserRef,
+                   args: str) -> Outcome:
+        if args.startswith("t") and args[1:].isdigit():  # deep link from a group table
+            table = ctx.session.get(GameTable, int(args[1:]))
+            if table is not None and table.fsm_state in fsm.PLAYING:
+                self._emit(ctx, table, self._seats(ctx.session, table))
+        self._say(ctx, chat, tr(ctx.lang, "welcome"))
+        return Outcome(None)
+
+    def _cmd_help(self, ctx: _Ctx, chat: Chat, player: Player, user: UserRef,
+                  args: str) -> Outcome:
+        self._say(ctx, chat, tr(ctx.lang, "help"))
+        return Outcome(None)
+
+    def _cmd_rules(self, ctx: _Ctx, chat: Chat, player: Player, user: UserRef,
+                   args: str) -> Outcome:
+        game = args.lower() if args.lower() in PRESENTERS else None
+        ids = [game] if game else list(PRESENTERS)
+        self._say(ctx, chat, "\n\n".join(PRESENTERS[g].rules(ctx.lang) for g in ids))
+        return Outcome(None)
+
+    def _cmd_language(self, ctx: _Ctx, chat: Chat, player: Player, user: UserRef,
+                      args: str) -> Outcome:
+        code = args.lower()[:2]
+        if code in LANGUAGES:
+            return self._set_language(ctx, chat, user, code)
+        rows = [[("Deutsch", buttons.encode(0, 0, "lang.de")),
+                 ("English", buttons.encode(0, 0, "lang.en"))]]
+        self._say(ctx, chat, tr(ctx.lang, "language_menu"), rows)
+        return Outcome(None)
+
+    def _set_language(self, ctx: _Ctx, chat: Chat, user: UserRef, code: str) -> Outcome:
+        if chat.kind == "group" and not self._may_manage(user, None, None):
+            raise Refusal(tr(ctx.lang, "stop_denied"))
+        chat.language = code
+        ctx.session.add(chat)
+        ctx.lang = code
+        self._say(ctx, chat, tr(code, "language_set"))
+        return Outcome(tr(code, "language_set"))
+
+    def _cmd_new(self, ctx: _Ctx, chat: Chat, player: Player, user: UserRef,
+                 args: str) -> Outcome:
+        parts = args.lower().split()
+        if self._open_table(ctx.session, chat) is not None and chat.kind == "group":
+            raise Refusal(tr(ctx.lang, "busy_table"), alert=False)
+        if parts and parts[0] in PRESENTERS:
+            return self._menu_press(ctx, chat, player, user, "g." + ".".join(parts[:3]))
+        rows = [[(presenter(g).NAMES.get(ctx.lang, g), buttons.encode(0, 0, f"g.{g}"))]
+                for g in PRESENTERS]
+        self._say(ctx, chat, tr(ctx.lang, "choose_game"), rows, slot="menu", repost=True)
+        return Outcome(None)
+
+    def _cmd_stop(self, ctx: _Ctx, chat: Chat, player: Player, user: UserRef,
+                  args: str) -> Outcome:
+        table = self._open_table(ctx.session, chat)
+        if table is None:
+            raise Refusal(tr(ctx.lang, "no_table"), alert=False)
+        table = self._lock_table(ctx.session, table.id)  # type: ignore[arg-type]
+        assert table is not None
+        if not self._may_manage(user, player, table):
+            raise Refusal(tr(ctx.lang, "stop_denied"), alert=False)
+        return self._stop_table(ctx, table)
+
+    def _stop_table(self, ctx: _Ctx, table: GameTable) -> Outcome:
+        model = self._model(table, self._seats(ctx.session, table))
+        fsm.fire(model, "stop")
+        table.fsm_state = model.state
+        table.next_deadline = table.deadline_kind = None
+        table.finished_at = ctx.now
+        self._bump(ctx, table)
+        self._emit(ctx, table, self._seats(ctx.session, table))
+        return Outcome(tr(ctx.lang, "stopped"), table_id=table.id, changed=True)
+
+    # ------------------------------------------------------------------ menus (no table yet)
+    def _menu_press(self, ctx: _Ctx, chat: Chat, player: Player, user: UserRef,
+                    code: str) -> Outcome:
+        parts = code.split(".")
+        if parts[0] == "lang" and len(parts) == 2 and parts[1] in LANGUAGES:
+            return self._set_language(ctx, chat, user, parts[1])
+        if parts[0] != "g" or len(parts) < 2 or parts[1] not in GAMES:
+            raise Refusal(tr(ctx.lang, "unknown_button"))
+        game_id = parts[1]
+        game = GAMES[game_id]
+        name = presenter(game_id).NAMES.get(ctx.lang, game_id)
+        if chat.kind == "group":
+            if self._open_table(ctx.session, chat) is not None:
+                raise Refusal(tr(ctx.lang, "busy_table"))
+            return self._open_lobby(ctx, chat, player, game_id)
+        if len(parts) == 2:  # how many CPU opponents?
+            counts = range(max(1, game.MIN_SEATS - 1), game.MAX_SEATS)
+            rows = [[(str(n), buttons.encode(0, 0, f"g.{game_id}.{n}")) for n in counts]]
+            self._say(ctx, chat, tr(ctx.lang, "choose_opponents", game=name), rows, slot="menu")
+            return Outcome(None)
+        if not parts[2].isdigit() or not game.MIN_SEATS <= int(parts[2]) + 1 <= game.MAX_SEATS:
+            raise Refusal(tr(ctx.lang, "unknown_button"))
+        n = int(parts[2])
+        if len(parts) == 3:  # which level?
+            rows = [[(tr(ctx.lang, f"level_{lv}"), buttons.encode(0, 0, f"g.{game_id}.{n}.{lv}"))
+                     for lv in levels_for(game_id)]]
+            self._say(ctx, chat, tr(ctx.lang, "choose_level", game=name, n=n), rows, slot="menu")
+            return Outcome(None)
+        level = parts[3]
+        if level not in LEVELS:
+            raise Refusal(tr(ctx.lang, "unknown_button"))
+        old = self._open_table(ctx.session, chat)
+        if old is not None:  # a new private game replaces an unfinished one
+            locked = self._lock_table(ctx.session, old.id)  # type: ignore[arg-type]
+            if locked is not None and locked.fsm_state in fsm.OPEN:
+                self._stop_table(ctx, locked)
+        table = self.create_private_table(ctx, chat, player, game_id, n, level)
+        return Outcome(None, table_id=table.id, changed=True)
+
+    def create_private_table(self, ctx: _Ctx, chat: Chat, player: Player, game_id: str,
+                             opponents: int, level: str,
+                             options: dict[str, Any] | None = None) -> GameTable:
+        """A private table: the player at seat 0 and CPU opponents, started at once."""
+        table = self._new_table(ctx, chat, player, game_id, private=True, options=options)
+        ctx.session.add(Seat(table_id=table.id, seat_no=0, player_id=player.id,
+                             name=player.name or "Du"))
+        for i in range(opponents):
+            ctx.session.add(Seat(table_id=table.id, seat_no=i + 1, is_cpu=True,
+                                 cpu_level=level, name=f"🤖 {CPU_NAMES[i]}"))
+        ctx.session.flush()
+        self._start(ctx, table)
+        return table
+
+    def _new_table(self, ctx: _Ctx, chat: Chat, player: Player, game_id: str, *,
+                   private: bool, options: dict[str, Any] | None = None) -> GameTable:
+        opts = dict(presenter(game_id).DEFAULT_TABLE_OPTIONS)
+        opts.setdefault("engine", {})
+        opts.setdefault("fill_cpu", False)
+        opts.setdefault("cpu_level", "normal")
+        opts.update(options or {})
+        table = GameTable(
+            chat_id=chat.id, game=game_id, options=opts, fsm_state=fsm.LOBBY,
+            seed=random.SystemRandom().randrange(2**52), is_private=private,
+            opener_id=player.id, turn_timeout=0 if private else self.settings.group_timeout,
+            created_at=ctx.now, updated_at=ctx.now, log=[],
+        )
+        ctx.session.add(table)
+        ctx.session.flush()
+        return table
+
+    def _open_lobby(self, ctx: _Ctx, chat: Chat, player: Player, game_id: str) -> Outcome:
+        table = self._new_table(ctx, chat, player, game_id, private=False)
+        ctx.session.add(Seat(table_id=table.id, seat_no=0, player_id=player.id,
+                             name=player.name))
+        ctx.session.flush()
+        self._emit(ctx, table, self._seats(ctx.session, table))
+        return Outcome(None, table_id=table.id, changed=True)
+
+    # ------------------------------------------------------------------ table presses
+    def _table_press(self, ctx: _Ctx, chat: Chat, player: Player, user: UserRef,
+                     press: buttons.Press) -> Outcome:
+        table = self._lock_table(ctx.session, press.table_id)
+        if table is None:
+            raise Refusal(tr(ctx.lang, "table_gone"))
+        if table.chat_id != chat.id and not self._is_seated(ctx, table, player):
+            raise Refusal(tr(ctx.lang, "not_seated"))
+        seats = self._seats(ctx.session, table)
+        code = press.code
+        ui = {"join", "leave", "start", "stop", "cards", "back", "again", "fill", "clock",
+              "cur"}
+        head = code.split(".")[0]
+        if head in ui or head == "kick":
+            return getattr(self, f"_ui_{head}")(ctx, table, seats, player, user, code)
+        if table.fsm_state in (fsm.FINISHED, fsm.ABANDONED):
+            raise Refusal(tr(ctx.lang, "table_over"))
+        if press.version != table.version:
+            raise Refusal(tr(ctx.lang, "stale_button"))
+        if code == "next":
+            return self._next_round(ctx, table, seats)
+        seat = self._seat_of(seats, player)
+        if seat is None:
+            raise Refusal(tr(ctx.lang, "not_seated"))
+        model = self._model(table, seats)
+        if model.engine_state is None or model.game.to_act(model.engine_state) != seat.seat_no:
+            raise Refusal(tr(ctx.lang, "not_your_turn"))
+        seat.timeouts = 0
+        ctx.session.add(seat)
+        self._act(ctx, table, seats, model, seat.seat_no, code, "player")
+        return Outcome(None, table_id=table.id, changed=True)
+
+    def _is_seated(self, ctx: _Ctx, table: GameTable, player: Player) -> bool:
+        return self._seat_of(self._seats(ctx.session, table), player) is not None
+
+    @staticmethod
+    def _seat_of(seats: list[Seat], player: Player) -> Seat | None:
+        return next((s for s in seats if s.player_id == player.id and not s.is_cpu), None)
+
+    def _may_manage(self, user: UserRef, player: Player | None, table: GameTable | None) -> bool:
+        if user.is_admin:
+            return True
+        if table is None:
+            return player is None
+        return table.is_private or (player is not None and table.opener_id == player.id)
+
+    def _ui_join(self, ctx, table, seats, player, user, code) -> Outcome:
+        if table.fsm_state != fsm.LOBBY:
+            raise Refusal(tr(ctx.lang, "table_over" if table.fsm_state in
+                             (fsm.FINISHED, fsm.ABANDONED) else "already_joined"))
+        if self._seat_of(seats, player) is not None:
+            raise Refusal(tr(ctx.lang, "already_joined"))
+        if len(seats) >= GAMES[table.game].MAX_SEATS:
+            raise Refusal(tr(ctx.lang, "table_full"))
+        ctx.session.add(Seat(table_id=table.id, seat_no=len(seats), player_id=player.id,
+                             name=player.name))
+        self._bump(ctx, table)
+        self._emit(ctx, table, self._seats(ctx.session, table))
+        return Outcome(tr(ctx.lang, "joined"), table_id=table.id, changed=True)
+
+    def _ui_leave(self, ctx, table, seats, player, user, code) -> Outcome:
+        seat = self._seat_of(seats, player)
+        if seat is None:
+            raise Refusal(tr(ctx.lang, "not_seated"))
+        return self._remove_seat(ctx, table, seats, seat, tr(ctx.lang, "left"))
+
+    def _ui_kick(self, ctx, table, seats, player, user, code) -> Outcome:
+        if not self._may_manage(user, player, table):
+            raise Refusal(tr(ctx.lang, "stop_denied"))
+        try:
+            seat_no = int(code.split(".")[1])
+        except (IndexError, ValueError):
+            raise Refusal(tr(ctx.lang, "unknown_button")) from None
+        seat = next((s for s in seats if s.seat_no == seat_no and not s.is_cpu), None)
+        if seat is None:
+            raise Refusal(tr(ctx.lang, "unknown_button"))
+        return self._remove_seat(ctx, table, seats, seat, tr(ctx.lang, "kicked", name=seat.name))
+
+    def _remove_seat(self, ctx: _Ctx, table: GameTable, seats: list[Seat], seat: Seat,
+                     answer: str) -> Outcome:
+        if table.fsm_state == fsm.LOBBY:
+            ctx.session.delete(seat)
+            ctx.session.flush()
+            for i, s in enumerate(s for s in seats if s is not seat):
+                s.seat_no = i
+                ctx.session.add(s)
+            ctx.session.flush()
+            if not any(not s.is_cpu for s in seats if s is not seat):
+                return self._stop_table(ctx, table)
+        elif table.fsm_state in fsm.PLAYING:
+            # Leaving a running game: the CPU takes the seat over for the rest of it.
+            seat.player_id, seat.is_cpu, seat.away = None, True, False
+            seat.cpu_level = strongest_level(table.game)
+            seat.name = f"🤖 {seat.name}"
+            ctx.session.add(seat)
+            if all(s.is_cpu for s in seats):
+                return self._stop_table(ctx, table)
+            self._schedule(ctx, table, seats, self._model(table, seats))
+        else:
+            raise Refusal(tr(ctx.lang, "table_over"))
+        self._bump(ctx, table)
+        self._emit(ctx, table, self._seats(ctx.session, table))
+        return Outcome(answer, table_id=table.id, changed=True)
+
+    def _ui_start(self, ctx, table, seats, player, user, code) -> Outcome:
+        if table.fsm_state != fsm.LOBBY:
+            raise Refusal(tr(ctx.lang, "table_over" if table.fsm_state in
+                             (fsm.FINISHED, fsm.ABANDONED) else "already_handled"))
+        if not self._may_manage(user, player, table):
+            raise Refusal(tr(ctx.lang, "start_denied"))
+        game = GAMES[table.game]
+        if table.options.get("fill_cpu"):
+            level = table.options.get("cpu_level", "normal")
+            for i in range(len(seats), game.MAX_SEATS):
+                ctx.session.add(Seat(table_id=table.id, seat_no=i, is_cpu=True, cpu_level=level,
+                                     name=f"🤖 {CPU_NAMES[i - len(seats)]}"))
+            ctx.session.flush()
+        if not game.MIN_SEATS <= len(self._seats(ctx.session, table)) <= game.MAX_SEATS:
+            raise Refusal(tr(ctx.lang, "need_players", min=game.MIN_SEATS, max=game.MAX_SEATS))
+        self._start(ctx, table)
+        return Outcome(tr(ctx.lang, "started"), table_id=table.id, changed=True)
+
+    def _ui_stop(self, ctx, table, seats, player, user, code) -> Outcome:
+        if table.fsm_state not in fsm.OPEN:
+            raise Refusal(tr(ctx.lang, "table_over"))
+        if not self._may_manage(user, player, table):
+            raise Refusal(tr(ctx.lang, "stop_denied"))
+        return self._stop_table(ctx, table)
+
+    def _lobby_option(self, ctx, table, player, user, change: Callable[[dict], None]) -> Outcome:
+        if table.fsm_state != fsm.LOBBY:
+            raise Refusal(tr(ctx.lang, "already_handled"))
+        if not self._may_manage(user, player, table):
+            raise Refusal(tr(ctx.lang, "start_denied"))
+        opts = dict(table.options)
+        change(opts)
+        table.options = opts
+        self._bump(ctx, table)
+        self._emit(ctx, table, self._seats(ctx.session, table))
+        return Outcome(None, table_id=table.id, changed=True)
+
+    def _ui_fill(self, ctx, table, seats, player, user, code) -> Outcome:
+        return self._lobby_option(ctx, table, player, user,
+                                  lambda o: o.__setitem__("fill_cpu", not o.get("fill_cpu")))
+
+    def _ui_cur(self, ctx, table, seats, player, user, code) -> Outcome:
+        choices = list(getattr(presenter(table.game), "CURRENCIES", {}) or ["coins"])
+
+        def cycle(o: dict) -> None:
+            now = o.get("currency", choices[0])
+            o["currency"] = choices[(choices.index(now) + 1) % len(choices)] \
+                if now in choices else choices[0]
+        return self._lobby_option(ctx, table, player, user, cycle)
+
+    def _ui_clock(self, ctx, table, seats, player, user, code) -> Outcome:
+        if table.fsm_state != fsm.LOBBY:
+            raise Refusal(tr(ctx.lang, "already_handled"))
+        if not self._may_manage(user, player, table):
+            raise Refusal(tr(ctx.lang, "start_denied"))
+        now = table.turn_timeout if table.turn_timeout in TIMEOUT_CHOICES else TIMEOUT_CHOICES[0]
+        table.turn_timeout = TIMEOUT_CHOICES[(TIMEOUT_CHOICES.index(now) + 1)
+                                             % len(TIMEOUT_CHOICES)]
+        self._bump(ctx, table)
+        self._emit(ctx, table, self._seats(ctx.session, table))
+        return Outcome(None, table_id=table.id, changed=True)
+
+    def _ui_cards(self, ctx, table, seats, player, user, code) -> Outcome:
+        """The group fallback: a player's hand as a private alert."""
+        seat = self._seat_of(seats, player)
+        if seat is None:
+            raise Refusal(tr(ctx.lang, "not_seated"))
+        if table.fsm_state not in fsm.PLAYING:
+            raise Refusal(tr(ctx.lang, "table_over"))
+        model = self._model(table, seats)
+        p = presenter(table.game)
+        lines = p.private_lines(model.engine_state, seat.seat_no, ctx.lang)
+        if model.game.to_act(model.engine_state) == seat.seat_no:
+            lines.append(tr(ctx.lang, "your_turn"))
+        return Outcome("\n".join(lines) or tr(ctx.lang, "ok"), alert=True, table_id=table.id)
+
+    def _ui_back(self, ctx, table, seats, player, user, code) -> Outcome:
+        seat = self._seat_of(seats, player)
+        if seat is None:
+            raise Refusal(tr(ctx.lang, "not_seated"))
+        if not seat.away:
+            return Outcome(tr(ctx.lang, "you_are_back"), table_id=table.id)
+        seat.away, seat.timeouts = False, 0
+        ctx.session.add(seat)
+        self._announce(ctx, table, seats, "back", name=seat.name)
+        model = self._model(table, seats)
+        self._schedule(ctx, table, seats, model)
+        self._bump(ctx, table)
+        self._emit(ctx, table, seats)
+        return Outcome(tr(ctx.lang, "you_are_back"), table_id=table.id, changed=True)
+
+    def _ui_again(self, ctx, table, seats, player, user, code) -> Outcome:
+        if table.fsm_state not in (fsm.FINISHED, fsm.ABANDONED):
+            raise Refusal(tr(ctx.lang, "already_handled"))
+        chat = ctx.session.get(Chat, table.chat_id)
+        assert chat is not None
+        if self._open_table(ctx.session, chat) is not None:
+            raise Refusal(tr(ctx.lang, "busy_table"))
+        if table.is_private:
+            cpus = [s for s in seats if s.is_cpu]
+            level = cpus[0].cpu_level if cpus else "normal"
+            new = self.create_private_table(ctx, chat, player, table.game, len(cpus),
+                                            level or "normal", options=table.options)
+        else:
+            new = self._new_table(ctx, chat, player, table.game, private=False,
+                                  options=table.options)
+            new.turn_timeout = table.turn_timeout
+            ctx.session.add(Seat(table_id=new.id, seat_no=0, player_id=player.id,
+                                 name=player.name))
+            ctx.session.flush()
+            self._emit(ctx, new, self._seats(ctx.session, new))
+        return Outcome(None, table_id=new.id, changed=True)
+
+    # ------------------------------------------------------------------ the game
+    def _model(self, table: GameTable, seats: list[Seat]) -> fsm.TableModel:
+        game = GAMES[table.game]
+        engine_state = game.from_json(table.state_json) if table.state_json else None
+        return fsm.TableModel(game_id=table.game, state=table.fsm_state, seats=len(seats),
+                              options=dict(table.options.get("engine") or {}), seed=table.seed,
+                              engine_state=engine_state)
+
+    def _store(self, table: GameTable, model: fsm.TableModel) -> None:
+        table.fsm_state = model.state
+        if model.engine_state is not None:
+            table.state_json = model.game.to_json(model.engine_state)
+
+    def _bump(self, ctx: _Ctx, table: GameTable) -> None:
+        table.version += 1
+        table.updated_at = ctx.now
+        ctx.session.add(table)
+
+    def _log_events(self, table: GameTable, events: list[Any]) -> None:
+        entries = [e.to_dict() for e in events
+                   if e.kind not in ("showdown", "payout", "game_over", "game_start", "deal")]
+        if entries:
+            table.log = (list(table.log or []) + entries)[-LOG_LENGTH:]
+
+    def _start(self, ctx: _Ctx, table: GameTable) -> None:
+        seats = self._seats(ctx.session, table)
+        model = self._model(table, seats)
+        fsm.fire(model, "start")
+        events = fsm.settle(model)
+        self._after_change(ctx, table, seats, model, events, dealt=True)
+
+    def _act(self, ctx: _Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel,
+             seat_no: int, code: str, actor: str, trigger: str = "act") -> None:
+        try:
+            events = fsm.fire(model, trigger, action=code)
+        except fsm.TransitionRefused as exc:
+            raise Refusal(tr(ctx.lang, "illegal", reason=str(exc))) from None
+        events += fsm.settle(model)
+        self._log_move(ctx, table, seat_no, actor, model.game.parse_action(code).code)
+        self._after_change(ctx, table, seats, model, events)
+
+    def _log_move(self, ctx: _Ctx, table: GameTable, seat_no: int | None, actor: str,
+                  code: str) -> None:
+        ctx.session.add(Move(table_id=table.id, seq=table.version + 1, seat_no=seat_no,
+                             actor=actor, code=code, at=ctx.now))
+
+    def _next_round(self, ctx: _Ctx, table: GameTable, seats: list[Seat]) -> Outcome:
+        model = self._model(table, seats)
+        try:
+            fsm.fire(model, "next_round")
+        except fsm.TransitionRefused:
+            raise Refusal(tr(ctx.lang, "already_handled")) from None
+        events = fsm.settle(model)
+        self._log_move(ctx, table, None, "system", "deal")
+        table.log = []
+        self._after_change(ctx, table, seats, model, events, dealt=True)
+        return Outcome(None, table_id=table.id, changed=True)
+
+    def _after_change(self, ctx: _Ctx, table: GameTable, seats: list[Seat],
+                      model: fsm.TableModel, events: list[Any], dealt: bool = False) -> None:
+        """Store the model, write results, schedule the next deadline, emit views."""
+        self._store(table, model)
+        self._log_events(table, events)
+        round_ended = model.state in (fsm.PAYOUT, fsm.FINISHED) and (
+            dealt or any(e.kind == "showdown" for e in events))
+        if round_ended:
+            self._announce_result(ctx, table, seats, model)
+        if model.state == fsm.FINISHED:
+            self._finish(ctx, table, seats, model)
+        self._schedule(ctx, table, seats, model)
+        self._bump(ctx, table)
+        self._emit(ctx, table, seats)
+
+    def _finish(self, ctx: _Ctx, table: GameTable, seats: list[Seat],
+                model: fsm.TableModel) -> None:
+        p = presenter(table.game)
+        names = [s.name for s in seats]
+        table.finished_at = ctx.now
+        ctx.session.add(Result(
+            table_id=table.id, game=table.game, winners=p.winners(model.engine_state),
+            standings=p.standings(model.engine_state, names),
+            rounds=getattr(model.engine_state, "round_no", 0), finished_at=ctx.now))
+
+    def _schedule(self, ctx: _Ctx, table: GameTable, seats: list[Seat],
+                  model: fsm.TableModel) -> None:
+        """Set the table's next deadline from its state (all time lives in the database)."""
+        table.next_deadline, table.deadline_kind, table.reminded = None, None, False
+        if model.state in (fsm.EXCHANGE, fsm.TURN, fsm.FINAL_ROUND):
+            seat_no = model.game.to_act(model.engine_state)
+            seat = next((s for s in seats if s.seat_no == seat_no), None)
+            if seat is None:
+                return
+            if seat.is_cpu or seat.away:
+                table.deadline_kind = "cpu"
+                table.next_deadline = ctx.now + timedelta(seconds=self.settings.cpu_delay)
+            elif table.turn_timeout > 0:
+                table.deadline_kind = "remind"
+                table.next_deadline = ctx.now + timedelta(seconds=table.turn_timeout / 2)
+        elif model.state == fsm.PAYOUT and (not table.is_private or self._all_cpu(seats)):
+            table.deadline_kind = "next"
+            table.next_deadline = ctx.now + timedelta(seconds=self.settings.next_round_delay)
+
+    @staticmethod
+    def _all_cpu(seats: list[Seat]) -> bool:
+        return all(s.is_cpu or s.away for s in seats)
+
+    # ------------------------------------------------------------------ deadlines
+    def due(self, now: datetime | None = None, limit: int = 100) -> list[tuple[int, int]]:
+        """Tables whose deadline has passed: (table id, version) to claim with ``fire_due``."""
+        now = now or self.clock()
+        with Session(self.engine) as session:
+            rows = session.exec(select(GameTable.id, GameTable.version).where(
+                col(GameTable.next_deadline).is_not(None), GameTable.next_deadline <= now)
+                .order_by(col(GameTable.next_deadline)).limit(limit)).all()
+        return [(r[0], r[1]) for r in rows]
+
+    def next_deadlines(self, limit: int = 1000) -> list[tuple[int, int, datetime]]:
+        """Upcoming deadlines (table id, version, when), soonest first: for arming jobs."""
+        with Session(self.engine) as session:
+            rows = session.exec(select(GameTable.id, GameTable.version, GameTable.next_deadline)
+                                .where(col(GameTable.next_deadline).is_not(None))
+                                .order_by(col(GameTable.next_deadline)).limit(limit)).all()
+        return [(r[0], r[1], r[2]) for r in rows]
+
+    def fire_due(self, table_id: int, version: int) -> bool:
+        """Claim and run a table's deadline. Runs once: a stale or early claim does nothing."""
+        try:
+            with self._tx() as session:
+                table = self._lock_table(session, table_id)
+                now = self.clock()
+                if (table is None or table.version != version or table.next_deadline is None
+                        or table.next_deadline > now):
+                    return False
+                chat = session.get(Chat, table.chat_id)
+                ctx = _Ctx(session, chat.platform if chat else "?",
+                           self._lang(chat, None), now)
+                seats = self._seats(session, table)
+                kind = table.deadline_kind
+                if kind == "remind":
+                    self._remind(ctx, table, seats)
+                elif kind in ("cpu", "timeout"):
+                    self._cpu_turn(ctx, table, seats, timed_out=kind == "timeout")
+                elif kind == "next":
+                    self._next_round(ctx, table, seats)
+                else:
+                    table.next_deadline = None
+                    session.add(table)
+        except Refusal as exc:
+            log.warning("table %s: deadline refused: %s", table_id, exc.text)
+            return False
+        except Exception:
+            log.exception("table %s: deadline failed", table_id)
+            return False
+        self._notify()
+        return True
+
+    def _remind(self, ctx: _Ctx, table: GameTable, seats: list[Seat]) -> None:
+        model = self._model(table, seats)
+        seat_no = model.game.to_act(model.engine_state)
+        seat = next(s for s in seats if s.seat_no == seat_no)
+        player = ctx.session.get(Player, seat.player_id) if seat.player_id else None
+        remaining = table.turn_timeout - table.turn_timeout // 2
+        mention = self._mention(ctx.platform, player, seat)
+        self._announce(ctx, table, seats, "reminder", mention=mention, seconds=remaining)
+        table.reminded = True
+        table.deadline_kind = "timeout"
+        table.next_deadline = ctx.now + timedelta(seconds=remaining)
+        ctx.session.add(table)
+
+    @staticmethod
+    def _mention(platform: str, player: Player | None, seat: Seat) -> str:
+        if player is None:
+            return seat.name
+        if player.username:
+            return "@" + player.username
+        if platform == "telegram":
+            return f"[{seat.name}](tg://user?id={player.external_id})"
+        return seat.name
+
+    def _cpu_turn(self, ctx: _Ctx, table: GameTable, seats: list[Seat], timed_out: bool) -> None:
+        model = self._model(table, seats)
+        seat_no = model.game.to_act(model.engine_state)
+        seat = next(s for s in seats if s.seat_no == seat_no)
+        level = (seat.cpu_level or "normal") if seat.is_cpu else strongest_level(table.game)
+        rng = random.Random(f"{table.seed}:{table.version}")
+        code = fsm.cpu_action(model, level, rng)
+        actor = "cpu" if seat.is_cpu else ("timeout" if timed_out else "away")
+        if timed_out and not seat.is_cpu:
+            seat.timeouts += 1
+            self._announce(ctx, table, seats, "timed_out", name=seat.name)
+            if seat.timeouts >= 2 and not seat.away:
+                seat.away = True
+                self._announce(ctx, table, seats, "now_away", name=seat.name)
+            ctx.session.add(seat)
+        self._act(ctx, table, seats, model, seat.seat_no, code, actor, trigger="timeout"
+                  if not seat.is_cpu else "act")
+
+    # ------------------------------------------------------------------ views
+    def _say(self, ctx: _Ctx, chat: Chat, text: str,
+             rows: list[list[tuple[str, str]]] | None = None, slot: str | None = None,
+             repost: bool = False) -> None:
+        ctx.session.add(Outbox(platform=chat.platform, chat_external_id=chat.external_id,
+                               slot=slot, repost=repost, text=text,
+                               buttons=[[list(b) for b in row] for row in rows or []],
+                               not_before=ctx.now, created_at=ctx.now))
+
+    def _announce(self, ctx: _Ctx, table: GameTable, seats: list[Seat], key: str,
+                  **values: Any) -> None:
+        """A one-off message in the table's chat (and nowhere hidden cards could show)."""
+        chat = ctx.session.get(Chat, table.chat_id)
+        if chat is not None:
+            lang = self._lang(chat, None)
+            self._say(ctx, chat, tr(lang, key, **values))
+
+    def _announce_result(self, ctx: _Ctx, table: GameTable, seats: list[Seat],
+                         model: fsm.TableModel) -> None:
+        chat = ctx.session.get(Chat, table.chat_id)
+        if chat is None:
+            return
+        lang = self._lang(chat, None)
+        lines = presenter(table.game).result_lines(model.engine_state, [s.name for s in seats],
+                                                   lang, table.options)
+        if lines:
+            self._say(ctx, chat, "\n".join(lines))
+
+    def _emit(self, ctx: _Ctx, table: GameTable, seats: list[Seat]) -> None:
+        """Queue the table's current views: the table message and each player's private view."""
+        from .views import render_private, render_table
+        chat = ctx.session.get(Chat, table.chat_id)
+        if chat is None:
+            return
+        model = self._model(table, seats)
+        players = {p.id: p for p in ctx.session.exec(select(Player).where(
+            col(Player.id).in_([s.player_id for s in seats if s.player_id]))).all()}
+        lang = self._lang(chat, None)
+        if table.is_private:
+            seat = seats[0] if seats else None
+            view = render_private(table, seats, model, seat, lang, single=True)
+            self._say(ctx, chat, view.text, view.rows, slot=f"t{table.id}",
+                      repost=view.repost)
+            return
+        view = render_table(table, seats, model, lang, players, self.settings.start_link)
+        self._say(ctx, chat, view.text, view.rows, slot=f"t{table.id}")
+        if table.fsm_state == fsm.LOBBY:
+            return
+        for seat in seats:
+            player = players.get(seat.player_id) if seat.player_id else None
+            if player is None or seat.is_cpu or not player.private_chat_id:
+                continue
+            plang = pick_language(None, player.language, self.settings.default_language)
+            pview = render_private(table, seats, model, seat, plang, single=False)
+            ctx.session.add(Outbox(
+                platform=chat.platform, chat_external_id=player.private_chat_id,
+                table_id=table.id, slot=f"h{table.id}", repost=pview.repost, text=pview.text,
+                buttons=[[list(b) for b in row] for row in pview.rows], not_before=ctx.now,
+                created_at=ctx.now))
+
+    # ------------------------------------------------------------------ queries
+    def unfinished_tables(self, platform: str, chat_external_id: str,
+                          game_id: str | None = None) -> list[GameTable]:
+        with Session(self.engine) as session:
+            chat = session.exec(select(Chat).where(Chat.platform == platform,
+                                                   Chat.external_id == chat_external_id)).first()
+            if chat is None:
+                return []
+            q = select(GameTable).where(GameTable.chat_id == chat.id,
+                                        col(GameTable.fsm_state).in_(fsm.PLAYING))
+            if game_id:
+                q = q.where(GameTable.game == game_id)
+            return list(session.exec(q.order_by(col(GameTable.id).desc())).all())
+
+    def table(self, table_id: int) -> GameTable | None:
+        with Session(self.engine) as session:
+            return session.get(GameTable, table_id)
+
+    def moves(self, table_id: int) -> list[Move]:
+        with Session(self.engine) as session:
+            return list(session.exec(select(Move).where(Move.table_id == table_id)
+                                     .order_by(col(Move.seq))).all())
+
+    def replay(self, table_id: int) -> Any:
+        """Rebuild a table's engine state from its seed and move log (for audits and tests)."""
+        table = self.table(table_id)
+        if table is None or table.state_json is None:
+            return None
+        with Session(self.engine) as session:
+            n = len(self._seats(session, table))
+        game = GAMES[table.game]
+        state = game.new_game(n, table.options.get("engine") or {}, table.seed)
+        for move in self.moves(table_id):
+            state, _ = game.apply(state, move.code)
+        return state
+
+    def resend(self, table_id: int) -> None:
+        """Queue the table's views again (e.g. when a console resumes a table)."""
+        with self._tx() as session:
+            table = session.get(GameTable, table_id)
+            if table is None:
+                return
+            chat = session.get(Chat, table.chat_id)
+            ctx = _Ctx(session, chat.platform if chat else "?", self._lang(chat, None),
+                       self.clock())
+            self._emit(ctx, table, self._seats(session, table))
+        self._notify()
