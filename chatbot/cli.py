@@ -43,7 +43,8 @@ def cmd_telegram(args: argparse.Namespace) -> int:
     cfg = config.load()
     logging.basicConfig(level=cfg.log_level,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("httpx").setLevel(logging.WARNING)
+    for noisy in ("httpx", "apscheduler", "alembic"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
     return run(cfg)
 
 

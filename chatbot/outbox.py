@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
 from sqlalchemy.engine import Engine
@@ -21,7 +21,7 @@ from storage.db import utcnow
 from storage.models import MessageSlot, Outbox
 
 log = logging.getLogger(__name__)
-MAX_ATTEMPTS = 8
+MAX_ATTEMPTS = 60  # with growing backoff: about half an hour of failures before giving up
 
 
 class MessageGone(Exception):
@@ -60,6 +60,10 @@ class Transport(Protocol):
     def delete(self, chat: str, message_id: str) -> None: ...
 
 
+def _aware(when: datetime) -> datetime:
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
 def _hash(text: str, rows: list) -> str:
     return hashlib.sha256((text + repr(rows)).encode()).hexdigest()[:32]
 
@@ -75,8 +79,18 @@ class OutboxStore:
         now = now or self.clock()
         with Session(self.engine, expire_on_commit=False) as session, session.begin():
             rows = list(session.exec(select(Outbox).where(
-                Outbox.platform == self.platform, Outbox.status == "pending",
-                Outbox.not_before <= now).order_by(col(Outbox.id)).limit(limit)).all())
+                Outbox.platform == self.platform, Outbox.status == "pending")
+                .order_by(col(Outbox.id)).limit(limit)).all())
+            waiting: set[str] = set()  # chats with an earlier row not due yet: keep order
+            due_rows = []
+            for r in rows:
+                if r.chat_external_id in waiting:
+                    continue
+                if _aware(r.not_before) > now:
+                    waiting.add(r.chat_external_id)
+                    continue
+                due_rows.append(r)
+            rows = due_rows
             newest: dict[tuple[str, str], int] = {}
             for r in rows:
                 if r.slot:
@@ -132,7 +146,8 @@ class OutboxStore:
             if retry_after is None or row.attempts >= MAX_ATTEMPTS:
                 row.status = "failed"
             else:
-                row.not_before = self.clock() + timedelta(seconds=retry_after)
+                backoff = max(retry_after, min(30.0, float(row.attempts)))
+                row.not_before = self.clock() + timedelta(seconds=backoff)
             session.add(row)
 
     def forget_slots(self, chat: str) -> None:
@@ -150,30 +165,30 @@ class OutboxStore:
                 .order_by(col(Outbox.not_before)).limit(1)).first()
 
 
+def plan(item: Item) -> str:
+    """What delivering an item takes: ``keep`` (nothing), ``send``, ``edit`` or ``repost``."""
+    if item.slot is None or item.message_id is None:
+        return "send"
+    if item.unchanged:
+        return "keep"
+    return "repost" if item.repost else "edit"
+
+
 def deliver(store: OutboxStore, item: Item, transport: Transport) -> None:
-    """Deliver one item through a transport, recording the outcome."""
+    """Deliver one item through a (blocking) transport, recording the outcome."""
+    action = plan(item)
     try:
-        if item.slot is None:
+        message_id = item.message_id
+        if action == "send":
             message_id = transport.send(item.chat, item.text, item.rows)
-        elif item.message_id is not None and item.unchanged and not item.repost:
-            message_id = item.message_id  # nothing to change
-        elif item.message_id is not None and item.repost:
-            if item.unchanged:
-                message_id = item.message_id
-            else:
-                message_id = transport.send(item.chat, item.text, item.rows)
-                try:
-                    transport.delete(item.chat, item.message_id)
-                except Exception:  # the old message may be gone or too old: keep going
-                    log.info("could not delete old message %s", item.message_id)
-        elif item.message_id is not None:
+        elif action == "edit":
             try:
-                transport.edit(item.chat, item.message_id, item.text, item.rows)
-                message_id = item.message_id
+                transport.edit(item.chat, item.message_id, item.text, item.rows)  # type: ignore[arg-type]
             except MessageGone:
                 message_id = transport.send(item.chat, item.text, item.rows)
-        else:
+        elif action == "repost":
             message_id = transport.send(item.chat, item.text, item.rows)
+            _quietly(transport.delete, item.chat, item.message_id)
     except Retry as exc:
         store.failed(item, str(exc), exc.after)
         return
@@ -182,3 +197,54 @@ def deliver(store: OutboxStore, item: Item, transport: Transport) -> None:
         store.failed(item, str(exc), None)
         return
     store.done(item, message_id)
+
+
+class AsyncTransport(Protocol):
+    async def send(self, chat: str, text: str, rows: list[list[list[str]]]) -> str: ...
+    async def edit(self, chat: str, message_id: str, text: str,
+                   rows: list[list[list[str]]]) -> None: ...
+    async def delete(self, chat: str, message_id: str) -> None: ...
+
+
+async def deliver_async(item: Item, transport: AsyncTransport) -> tuple[str | None, Exception | None]:
+    """Deliver one item through an async transport; returns (message id, error).
+
+    The caller records the outcome with ``OutboxStore.done``/``failed`` (off the event loop).
+    """
+    action = plan(item)
+    message_id = item.message_id
+    try:
+        if action == "send":
+            message_id = await transport.send(item.chat, item.text, item.rows)
+        elif action == "edit":
+            try:
+                await transport.edit(item.chat, item.message_id, item.text, item.rows)  # type: ignore[arg-type]
+            except MessageGone:
+                message_id = await transport.send(item.chat, item.text, item.rows)
+        elif action == "repost":
+            message_id = await transport.send(item.chat, item.text, item.rows)
+            try:
+                await transport.delete(item.chat, item.message_id)  # type: ignore[arg-type]
+            except Exception:  # the old message may be gone or too old to delete
+                log.info("could not delete old message %s", item.message_id)
+    except (Retry, Permanent) as exc:
+        return None, exc
+    return message_id, None
+
+
+def record(store: OutboxStore, item: Item, message_id: str | None, error: Exception | None) -> None:
+    """Store the outcome of ``deliver_async``."""
+    if error is None:
+        store.done(item, message_id)
+    elif isinstance(error, Retry):
+        store.failed(item, str(error), error.after)
+    else:
+        log.warning("outbox %s to %s given up: %s", item.id, item.chat, error)
+        store.failed(item, str(error), None)
+
+
+def _quietly(fn, *args) -> None:  # type: ignore[no-untyped-def]
+    try:
+        fn(*args)
+    except Exception:  # the old message may be gone or too old to delete
+        log.info("could not delete old message %s", args[-1])

@@ -97,6 +97,15 @@ class Refusal(Exception):
         self.text, self.alert = text, alert
 
 
+@dataclass(frozen=True)
+class Change:
+    """A table changed by a committed input: its new version and next deadline."""
+
+    table_id: int
+    version: int
+    deadline: datetime | None
+
+
 @dataclass
 class _Ctx:
     """One input being handled."""
@@ -105,7 +114,10 @@ class _Ctx:
     platform: str
     lang: str
     now: datetime
-    notes: list[str] = field(default_factory=list)
+    touched: dict[int, GameTable] = field(default_factory=dict)
+
+    def touch(self, table: GameTable) -> None:
+        self.touched[table.id] = table  # type: ignore[index]
 
 
 class Service:
@@ -116,7 +128,9 @@ class Service:
         self.engine = engine
         self.settings = settings or Settings()
         self.clock = clock
-        self.listeners: list[Callable[[], None]] = []  # told after each commit with effects
+        # Told after each commit with effects (outbox rows, deadlines): adapters wake their
+        # outbox sender and arm the deadlines. Called on the thread that ran the input.
+        self.listeners: list[Callable[[list[Change]], None]] = []
 
     # ------------------------------------------------------------------ plumbing
     @contextmanager
@@ -124,10 +138,12 @@ class Service:
         with Session(self.engine, expire_on_commit=False) as session, session.begin():
             yield session
 
-    def _notify(self) -> None:
+    def _notify(self, ctx: _Ctx | None) -> None:
+        changes = [] if ctx is None else [
+            Change(t.id, t.version, t.next_deadline) for t in ctx.touched.values()]  # type: ignore[arg-type]
         for listener in self.listeners:
             try:
-                listener()
+                listener(changes)
             except Exception:  # a listener must never break an input
                 log.exception("listener failed")
 
@@ -206,7 +222,7 @@ class Service:
             return Outcome(exc.text, ok=False, alert=exc.alert)
         except IntegrityError:
             return Outcome(None, ok=True)  # the same update handled concurrently elsewhere
-        self._notify()
+        self._notify(ctx)
         return out
 
     def press(self, chat_ref: ChatRef, user: UserRef, data: str | None,
@@ -232,8 +248,25 @@ class Service:
             return Outcome(exc.text, ok=False, alert=exc.alert)
         except IntegrityError:
             return Outcome(tr(lang, "already_handled"), ok=True)
-        self._notify()
+        self._notify(ctx)
         return out
+
+    def reply(self, chat_ref: ChatRef, text: str) -> None:
+        """Queue a plain message to a chat (e.g. the answer to a refused command)."""
+        with self._tx() as session:
+            chat = self._chat(session, chat_ref)
+            ctx = _Ctx(session, chat_ref.platform, DEFAULT_LANGUAGE, self.clock())
+            self._say(ctx, chat, text)
+        self._notify(ctx)
+
+    def forget_private_chat(self, platform: str, chat_external_id: str) -> None:
+        """The user blocked us or never started us: stop sending private views there."""
+        with self._tx() as session:
+            for player in session.exec(select(Player).where(
+                    Player.platform == platform,
+                    Player.private_chat_id == chat_external_id)).all():
+                player.private_chat_id = None
+                session.add(player)
 
     # ------------------------------------------------------------------ commands
     def _cmd_start(self, ctx: _Ctx, chat: Chat, player: Player, user: UserRef,
@@ -621,6 +654,7 @@ class Service:
         table.version += 1
         table.updated_at = ctx.now
         ctx.session.add(table)
+        ctx.touch(table)
 
     def _log_events(self, table: GameTable, events: list[Any]) -> None:
         entries = [e.to_dict() for e in events
@@ -691,6 +725,7 @@ class Service:
                   model: fsm.TableModel) -> None:
         """Set the table's next deadline from its state (all time lives in the database)."""
         table.next_deadline, table.deadline_kind, table.reminded = None, None, False
+        ctx.touch(table)
         if model.state in (fsm.EXCHANGE, fsm.TURN, fsm.FINAL_ROUND):
             seat_no = model.game.to_act(model.engine_state)
             seat = next((s for s in seats if s.seat_no == seat_no), None)
@@ -757,7 +792,7 @@ class Service:
         except Exception:
             log.exception("table %s: deadline failed", table_id)
             return False
-        self._notify()
+        self._notify(ctx)
         return True
 
     def _remind(self, ctx: _Ctx, table: GameTable, seats: list[Seat]) -> None:
@@ -772,6 +807,7 @@ class Service:
         table.deadline_kind = "timeout"
         table.next_deadline = ctx.now + timedelta(seconds=remaining)
         ctx.session.add(table)
+        ctx.touch(table)
 
     @staticmethod
     def _mention(platform: str, player: Player | None, seat: Seat) -> str:
@@ -907,4 +943,4 @@ class Service:
             ctx = _Ctx(session, chat.platform if chat else "?", self._lang(chat, None),
                        self.clock())
             self._emit(ctx, table, self._seats(session, table))
-        self._notify()
+        self._notify(ctx)

@@ -100,22 +100,63 @@ _ERROR_PHRASES = {
 # Fields whose form values are plain strings and must never be JSON-decoded.
 _STRING_FIELDS = frozenset(
     {
-        "text", "caption", "parse_mode", "callback_query_id", "inline_message_id", "url",
-        "language_code", "secret_token", "ip_address", "description", "short_description",
-        "name", "title", "query", "emoji", "business_connection_id", "message_effect_id",
-        "action", "custom_title", "question", "explanation", "first_name", "last_name",
-        "phone_number", "vcard", "payload", "currency", "start_parameter", "game_short_name",
-        "photo", "document", "audio", "video", "animation", "voice", "sticker", "file_id",
-        "address", "foursquare_id", "next_offset", "cache_key",
+        "text",
+        "caption",
+        "parse_mode",
+        "callback_query_id",
+        "inline_message_id",
+        "url",
+        "language_code",
+        "secret_token",
+        "ip_address",
+        "description",
+        "short_description",
+        "name",
+        "title",
+        "query",
+        "emoji",
+        "business_connection_id",
+        "message_effect_id",
+        "action",
+        "custom_title",
+        "question",
+        "explanation",
+        "first_name",
+        "last_name",
+        "phone_number",
+        "vcard",
+        "payload",
+        "currency",
+        "start_parameter",
+        "game_short_name",
+        "photo",
+        "document",
+        "audio",
+        "video",
+        "animation",
+        "voice",
+        "sticker",
+        "file_id",
+        "address",
+        "foursquare_id",
+        "next_offset",
+        "cache_key",
     }
 )
 _JSONISH = re.compile(r'\s*(?:[\[{"]|-?\d|true\b|false\b|null\b)')
 _COMMAND = re.compile(r"/[A-Za-z0-9_]{1,32}(?:@[A-Za-z0-9_]{3,64})?(?![A-Za-z0-9_@])")
 _API_PATH = re.compile(r"^/bot([^/]+)/([A-Za-z_]+)/?$")
 _BUTTON_ACTIONS = (
-    "url", "callback_data", "web_app", "login_url", "switch_inline_query",
-    "switch_inline_query_current_chat", "switch_inline_query_chosen_chat", "copy_text",
-    "callback_game", "pay",
+    "url",
+    "callback_data",
+    "web_app",
+    "login_url",
+    "switch_inline_query",
+    "switch_inline_query_current_chat",
+    "switch_inline_query_chosen_chat",
+    "copy_text",
+    "callback_game",
+    "pay",
 )
 _NOT_DEFAULT_UPDATES = frozenset({"chat_member", "message_reaction", "message_reaction_count"})
 _DISCONNECT = object()  # handler result meaning: close the connection without a response
@@ -131,7 +172,11 @@ class ApiError(Exception):
         self.parameters = parameters
 
     def body(self) -> dict:
-        body: dict[str, Any] = {"ok": False, "error_code": self.code, "description": self.description}
+        body: dict[str, Any] = {
+            "ok": False,
+            "error_code": self.code,
+            "description": self.description,
+        }
         if self.parameters:
             body["parameters"] = self.parameters
         return body
@@ -208,10 +253,22 @@ def decode_params(query: str, content_type: str, body: bytes) -> tuple[dict[str,
 # HTML parse mode
 
 _HTML_TAGS = {
-    "b": "bold", "strong": "bold", "i": "italic", "em": "italic", "u": "underline",
-    "ins": "underline", "s": "strikethrough", "strike": "strikethrough", "del": "strikethrough",
-    "tg-spoiler": "spoiler", "span": "spoiler", "a": "text_link", "code": "code", "pre": "pre",
-    "blockquote": "blockquote", "tg-emoji": "custom_emoji",
+    "b": "bold",
+    "strong": "bold",
+    "i": "italic",
+    "em": "italic",
+    "u": "underline",
+    "ins": "underline",
+    "s": "strikethrough",
+    "strike": "strikethrough",
+    "del": "strikethrough",
+    "tg-spoiler": "spoiler",
+    "span": "spoiler",
+    "a": "text_link",
+    "code": "code",
+    "pre": "pre",
+    "blockquote": "blockquote",
+    "tg-emoji": "custom_emoji",
 }
 
 
@@ -227,7 +284,11 @@ class _TelegramHtml(HTMLParser):
 
     def _offset(self) -> int:
         line, col = self.getpos()
-        return len("".join(self.lines[: line - 1]).encode()) + len(self.lines[line - 1][:col].encode()) if self.lines else 0
+        return (
+            len("".join(self.lines[: line - 1]).encode()) + len(self.lines[line - 1][:col].encode())
+            if self.lines
+            else 0
+        )
 
     def _fail(self, msg: str):
         raise ApiError(400, f"Bad Request: can't parse entities: {msg}")
@@ -243,7 +304,7 @@ class _TelegramHtml(HTMLParser):
 
     def handle_endtag(self, tag):
         if not self.stack:
-            self._fail(f'Unexpected end tag at byte offset {self._offset()}')
+            self._fail(f"Unexpected end tag at byte offset {self._offset()}")
         open_tag, etype, start, attrs = self.stack.pop()
         if open_tag != tag:
             self._fail(
@@ -311,11 +372,17 @@ def _check_markup(markup: Any) -> dict | None:
         for row in kb:
             for button in row:
                 if not isinstance(button, dict) or not isinstance(button.get("text"), str):
-                    raise ApiError(400, "Bad Request: can't parse inline keyboard button: "
-                                        "Field \"text\" must be of type String")
+                    raise ApiError(
+                        400,
+                        "Bad Request: can't parse inline keyboard button: "
+                        'Field "text" must be of type String',
+                    )
                 if not any(k in button for k in _BUTTON_ACTIONS):
-                    raise ApiError(400, "Bad Request: can't parse inline keyboard button: "
-                                        "Text buttons are unallowed in the inline keyboard")
+                    raise ApiError(
+                        400,
+                        "Bad Request: can't parse inline keyboard button: "
+                        "Text buttons are unallowed in the inline keyboard",
+                    )
                 data = button.get("callback_data")
                 if data is not None and not 1 <= len(str(data).encode()) <= 64:
                     raise ApiError(400, "Bad Request: BUTTON_DATA_INVALID")
@@ -326,7 +393,9 @@ def _button_data(markup: Any) -> list[str]:
     kb = _inline(markup)
     if not kb:
         return []
-    return [b["callback_data"] for row in kb["inline_keyboard"] for b in row if "callback_data" in b]
+    return [
+        b["callback_data"] for row in kb["inline_keyboard"] for b in row if "callback_data" in b
+    ]
 
 
 @dataclass
@@ -364,8 +433,13 @@ class _FailRule:
     description: str | None
 
     def as_dict(self) -> dict:
-        return {"method": self.method, "remaining": self.remaining, "kind": self.kind,
-                "retry_after": self.retry_after, "description": self.description}
+        return {
+            "method": self.method,
+            "remaining": self.remaining,
+            "kind": self.kind,
+            "retry_after": self.retry_after,
+            "description": self.description,
+        }
 
     def error(self) -> tuple[int, Any]:
         if self.kind == "disconnect":
@@ -432,10 +506,18 @@ class _WaitMixin:
 
     def _timeout_error(self, timeout: float, what: str, last_exc: BaseException | None):
         extra = f" (last predicate error: {last_exc!r})" if last_exc else ""
-        return AssertionError(f"timed out after {timeout}s waiting for {what}{extra}\n{self.summary()}")
+        return AssertionError(
+            f"timed out after {timeout}s waiting for {what}{extra}\n{self.summary()}"
+        )
 
-    def wait_for(self, predicate: Callable[[], Any], timeout: float = 10.0, *,
-                 message: str | None = None, interval: float = 0.02) -> Any:
+    def wait_for(
+        self,
+        predicate: Callable[[], Any],
+        timeout: float = 10.0,
+        *,
+        message: str | None = None,
+        interval: float = 0.02,
+    ) -> Any:
         """Poll ``predicate()`` (no arguments) until it returns something truthy, which is
         returned. Exceptions inside the predicate count as "not yet". On timeout raises
         AssertionError with a summary of recent calls. Do NOT use from inside the event loop
@@ -454,8 +536,14 @@ class _WaitMixin:
                 raise self._timeout_error(timeout, message or repr(predicate), last_exc)
             self._idle(min(interval, remaining))
 
-    async def async_wait_for(self, predicate: Callable[[], Any], timeout: float = 10.0, *,
-                             message: str | None = None, interval: float = 0.01) -> Any:
+    async def async_wait_for(
+        self,
+        predicate: Callable[[], Any],
+        timeout: float = 10.0,
+        *,
+        message: str | None = None,
+        interval: float = 0.01,
+    ) -> Any:
         """Like ``wait_for`` but awaits ``asyncio.sleep`` between polls."""
         deadline = time.monotonic() + timeout
         last_exc = None
@@ -483,19 +571,29 @@ class _WaitMixin:
 
         return check
 
-    def wait_for_call(self, method: str | None, predicate: Callable[[dict], Any] | None = None,
-                      timeout: float = 10.0, since: int = 0) -> dict:
+    def wait_for_call(
+        self,
+        method: str | None,
+        predicate: Callable[[dict], Any] | None = None,
+        timeout: float = 10.0,
+        since: int = 0,
+    ) -> dict:
         """Wait for the first recorded call (seq > since) of ``method`` (None = any) for which
         ``predicate(call)`` is truthy; returns the call record."""
         what = f"a {method or 'any'} call (since seq {since})"
         return self.wait_for(self._call_matcher(method, predicate, since), timeout, message=what)
 
-    async def async_wait_for_call(self, method: str | None,
-                                  predicate: Callable[[dict], Any] | None = None,
-                                  timeout: float = 10.0, since: int = 0) -> dict:
+    async def async_wait_for_call(
+        self,
+        method: str | None,
+        predicate: Callable[[dict], Any] | None = None,
+        timeout: float = 10.0,
+        since: int = 0,
+    ) -> dict:
         what = f"a {method or 'any'} call (since seq {since})"
-        return await self.async_wait_for(self._call_matcher(method, predicate, since), timeout,
-                                         message=what)
+        return await self.async_wait_for(
+            self._call_matcher(method, predicate, since), timeout, message=what
+        )
 
     def last_seq(self) -> int:
         """Sequence number of the latest recorded call (use as ``since=``)."""
@@ -580,8 +678,14 @@ class _Handler(BaseHTTPRequestHandler):
             )
         except Exception as exc:  # a bug in the fake: make it visible
             traceback.print_exc()
-            status, payload = 500, {"ok": False, "error_code": 500,
-                                    "description": f"Internal Server Error: fake server bug: {exc!r}"}
+            status, payload = (
+                500,
+                {
+                    "ok": False,
+                    "error_code": 500,
+                    "description": f"Internal Server Error: fake server bug: {exc!r}",
+                },
+            )
         if payload is _DISCONNECT:
             self.close_connection = True
             with contextlib.suppress(OSError):
@@ -608,11 +712,21 @@ class _Handler(BaseHTTPRequestHandler):
 class FakeBotApi(_WaitMixin):
     """In-process fake Telegram Bot API server. All methods are thread-safe."""
 
-    def __init__(self, token: str = "123:ABC", *, host: str = "127.0.0.1", port: int = 0,
-                 bot_first_name: str = "Stammtisch", bot_username: str = "stammtisch_test_bot",
-                 latency: float = 0.0, require_start: bool = False,
-                 record_empty_polls: bool = False, max_poll_timeout: float = 50.0,
-                 conflict_on_concurrent_polls: bool = True):
+    def __init__(
+        self,
+        token: str = "123:ABC",
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        bot_first_name: str = "Stammtisch",
+        bot_username: str = "stammtisch_test_bot",
+        latency: float = 0.0,
+        require_start: bool = False,
+        record_empty_polls: bool = False,
+        max_poll_timeout: float = 50.0,
+        conflict_on_concurrent_polls: bool = True,
+        max_calls: int | None = None,
+    ):
         self.token = token
         head = token.split(":", 1)[0]
         self.bot_id = int(head) if head.isdigit() else 123
@@ -625,6 +739,7 @@ class FakeBotApi(_WaitMixin):
         self.record_empty_polls = record_empty_polls
         self.max_poll_timeout = max_poll_timeout
         self.conflict_on_concurrent_polls = conflict_on_concurrent_polls
+        self.max_calls = max_calls  # keep only the newest N call records (benchmarks)
         self._lock = threading.RLock()
         self._cond = threading.Condition(self._lock)
         self._next_update_id = 1
@@ -663,12 +778,16 @@ class FakeBotApi(_WaitMixin):
             return self
         self._closing = False
         self._server = _Server((self.host, self.port), _Handler, self)
-        self._thread = threading.Thread(target=self._server.serve_forever,
-                                        kwargs={"poll_interval": 0.05},
-                                        name="FakeBotApi-http", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="FakeBotApi-http",
+            daemon=True,
+        )
         self._thread.start()
-        self._webhook_thread = threading.Thread(target=self._webhook_loop,
-                                                name="FakeBotApi-webhook", daemon=True)
+        self._webhook_thread = threading.Thread(
+            target=self._webhook_loop, name="FakeBotApi-webhook", daemon=True
+        )
         self._webhook_thread.start()
         return self
 
@@ -717,7 +836,7 @@ class FakeBotApi(_WaitMixin):
 
     def _handle_http(self, path: str, query: str, content_type: str, body: bytes):
         if path.startswith("/control/"):
-            return self._control(path[len("/control/"):].strip("/"), query, body)
+            return self._control(path[len("/control/") :].strip("/"), query, body)
         match = _API_PATH.match(path)
         if not match:
             return 404, {"ok": False, "error_code": 404, "description": "Not Found"}
@@ -728,8 +847,14 @@ class FakeBotApi(_WaitMixin):
             return 400, ApiError(400, f"Bad Request: {exc}").body()
         return self.call_api(method, params, token=token, encoding=encoding)
 
-    def call_api(self, method: str, params: dict | None = None, *, token: str | None = None,
-                 encoding: str = "python") -> tuple[int, Any]:
+    def call_api(
+        self,
+        method: str,
+        params: dict | None = None,
+        *,
+        token: str | None = None,
+        encoding: str = "python",
+    ) -> tuple[int, Any]:
         """Execute a Bot API method directly (no HTTP); returns (http_status, response body).
         The call is recorded like an HTTP call."""
         params = dict(params or {})
@@ -738,21 +863,31 @@ class FakeBotApi(_WaitMixin):
         canonical = _METHOD_NAMES.get(method.lower(), method)
         with self._cond:
             status, body = self._execute(canonical, params, token)
-            empty_poll = (canonical == "getUpdates" and status == 200 and not body["result"])
+            empty_poll = canonical == "getUpdates" and status == 200 and not body["result"]
             if not empty_poll or self.record_empty_polls:
                 self._seq += 1
-                self._calls.append({
-                    "seq": self._seq, "time": time.time(), "method": canonical,
-                    "params": params, "encoding": encoding, "status": status,
-                    "response": None if body is _DISCONNECT else body,
-                })
+                self._calls.append(
+                    {
+                        "seq": self._seq,
+                        "time": time.time(),
+                        "method": canonical,
+                        "params": params,
+                        "encoding": encoding,
+                        "status": status,
+                        "response": None if body is _DISCONNECT else body,
+                    }
+                )
+                if self.max_calls is not None and len(self._calls) > self.max_calls * 2:
+                    del self._calls[: len(self._calls) - self.max_calls]
             self._cond.notify_all()
         return status, body
 
     def _execute(self, method: str, params: dict, token: str | None) -> tuple[int, Any]:
         if token is not None and token != self.token:
             return 401, ApiError(401, "Unauthorized").body()
-        handler = getattr(self, f"_api_{method}", None) if method in _METHOD_NAMES.values() else None
+        handler = (
+            getattr(self, f"_api_{method}", None) if method in _METHOD_NAMES.values() else None
+        )
         if handler is None:
             return 404, ApiError(404, "Not Found: method not found").body()
         rule = self._take_failure(method)
@@ -765,7 +900,9 @@ class FakeBotApi(_WaitMixin):
 
     def _take_failure(self, method: str) -> _FailRule | None:
         for rule in self._fail_rules:
-            if rule.method.lower() == method.lower() or (rule.method == "*" and method != "getUpdates"):
+            if rule.method.lower() == method.lower() or (
+                rule.method == "*" and method != "getUpdates"
+            ):
                 rule.remaining -= 1
                 if rule.remaining <= 0:
                     self._fail_rules.remove(rule)
@@ -775,11 +912,20 @@ class FakeBotApi(_WaitMixin):
     # ---------------------------------------------------------------- object builders
 
     def _bot_user(self) -> dict:
-        return {"id": self.bot_id, "is_bot": True, "first_name": self.bot_first_name,
-                "username": self.bot_username}
+        return {
+            "id": self.bot_id,
+            "is_bot": True,
+            "first_name": self.bot_first_name,
+            "username": self.bot_username,
+        }
 
-    def _register_user(self, user_id: int, first_name: str | None = None,
-                       language_code: str | None = "de", username: str | None = None) -> dict:
+    def _register_user(
+        self,
+        user_id: int,
+        first_name: str | None = None,
+        language_code: str | None = "de",
+        username: str | None = None,
+    ) -> dict:
         user = self._users.get(user_id)
         if user is None:
             user = {"id": user_id, "is_bot": False, "first_name": first_name or f"User {user_id}"}
@@ -798,16 +944,20 @@ class FakeBotApi(_WaitMixin):
             return dict(chat)
         if chat_id > 0:
             user = self._users.get(chat_id, {})
-            chat = {"id": chat_id, "type": "private",
-                    "first_name": user.get("first_name", f"User {chat_id}")}
+            chat = {
+                "id": chat_id,
+                "type": "private",
+                "first_name": user.get("first_name", f"User {chat_id}"),
+            }
             if "username" in user:
                 chat["username"] = user["username"]
             return chat
         ctype = "supergroup" if chat_id <= -1_000_000_000_000 else "group"
         return {"id": chat_id, "type": ctype, "title": f"Stammtisch Test {abs(chat_id)}"}
 
-    def _register_chat(self, chat_id: int, chat_type: str | None, title: str | None,
-                       user: dict) -> dict:
+    def _register_chat(
+        self, chat_id: int, chat_type: str | None, title: str | None, user: dict
+    ) -> dict:
         if chat_type is None:
             existing = self._chats.get(chat_id)
             chat_type = existing["type"] if existing else self._chat_obj(chat_id)["type"]
@@ -817,16 +967,23 @@ class FakeBotApi(_WaitMixin):
                 chat["username"] = user["username"]
         else:
             old_title = (self._chats.get(chat_id) or self._chat_obj(chat_id)).get("title")
-            chat = {"id": chat_id, "type": chat_type,
-                    "title": title or old_title or f"Stammtisch Test {abs(chat_id)}"}
+            chat = {
+                "id": chat_id,
+                "type": chat_type,
+                "title": title or old_title or f"Stammtisch Test {abs(chat_id)}",
+            }
         self._chats[chat_id] = chat
         return dict(chat)
 
     def _message_json(self, m: _Msg, with_reply: bool = True) -> dict:
         if m.raw is not None:
             return copy.deepcopy(m.raw)
-        d: dict[str, Any] = {"message_id": m.message_id, "from": dict(m.from_user),
-                             "chat": self._chat_obj(m.chat_id), "date": m.date}
+        d: dict[str, Any] = {
+            "message_id": m.message_id,
+            "from": dict(m.from_user),
+            "chat": self._chat_obj(m.chat_id),
+            "date": m.date,
+        }
         if m.edit_date is not None:
             d["edit_date"] = m.edit_date
         if with_reply and m.reply_to is not None:
@@ -844,11 +1001,19 @@ class FakeBotApi(_WaitMixin):
 
     def _msg_state(self, m: _Msg) -> dict:
         return {
-            "chat_id": m.chat_id, "message_id": m.message_id, "from_bot": m.from_bot,
-            "text": m.text, "entities": copy.deepcopy(m.entities), "raw_text": m.raw_text,
-            "parse_mode": m.parse_mode, "reply_markup": copy.deepcopy(m.reply_markup),
-            "deleted": m.deleted, "edit_count": len(m.history),
-            "history": copy.deepcopy(m.history), "date": m.date, "edit_date": m.edit_date,
+            "chat_id": m.chat_id,
+            "message_id": m.message_id,
+            "from_bot": m.from_bot,
+            "text": m.text,
+            "entities": copy.deepcopy(m.entities),
+            "raw_text": m.raw_text,
+            "parse_mode": m.parse_mode,
+            "reply_markup": copy.deepcopy(m.reply_markup),
+            "deleted": m.deleted,
+            "edit_count": len(m.history),
+            "history": copy.deepcopy(m.history),
+            "date": m.date,
+            "edit_date": m.edit_date,
             "reply_to_message_id": m.reply_to,
         }
 
@@ -872,7 +1037,7 @@ class FakeBotApi(_WaitMixin):
         try:
             return int(value)
         except (TypeError, ValueError):
-            raise ApiError(400, f'Bad Request: invalid {key} specified') from None
+            raise ApiError(400, f"Bad Request: invalid {key} specified") from None
 
     def _chat_id(self, p: dict) -> int:
         value = p.get("chat_id")
@@ -920,9 +1085,15 @@ class FakeBotApi(_WaitMixin):
 
     def _api_getMe(self, p: dict) -> dict:
         me = self._bot_user()
-        me.update({"can_join_groups": True, "can_read_all_group_messages": False,
-                   "supports_inline_queries": False, "can_connect_to_business": False,
-                   "has_main_web_app": False})
+        me.update(
+            {
+                "can_join_groups": True,
+                "can_read_all_group_messages": False,
+                "supports_inline_queries": False,
+                "can_connect_to_business": False,
+                "has_main_web_app": False,
+            }
+        )
         return me
 
     def _api_logOut(self, p: dict) -> bool:
@@ -933,8 +1104,11 @@ class FakeBotApi(_WaitMixin):
 
     def _api_getUpdates(self, p: dict) -> list:
         if self._webhook.get("url"):
-            raise ApiError(409, "Conflict: can't use getUpdates method while webhook is active; "
-                                "use deleteWebhook to delete the webhook first")
+            raise ApiError(
+                409,
+                "Conflict: can't use getUpdates method while webhook is active; "
+                "use deleteWebhook to delete the webhook first",
+            )
         try:
             offset = int(p.get("offset") or 0)
             limit = max(1, min(100, int(p.get("limit") or 100)))
@@ -956,8 +1130,11 @@ class FakeBotApi(_WaitMixin):
                 if ready or self._closing:
                     break
                 if self.conflict_on_concurrent_polls and generation != self._poll_gen:
-                    raise ApiError(409, "Conflict: terminated by other getUpdates request; make "
-                                        "sure that only one bot instance is running")
+                    raise ApiError(
+                        409,
+                        "Conflict: terminated by other getUpdates request; make "
+                        "sure that only one bot instance is running",
+                    )
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     break
@@ -988,7 +1165,9 @@ class FakeBotApi(_WaitMixin):
     def _api_setWebhook(self, p: dict) -> bool:
         url = str(p.get("url") or "")
         if url and not url.startswith(("http://", "https://")):
-            raise ApiError(400, "Bad Request: bad webhook: An HTTPS URL must be provided for webhook")
+            raise ApiError(
+                400, "Bad Request: bad webhook: An HTTPS URL must be provided for webhook"
+            )
         if p.get("drop_pending_updates"):
             self._pending = []
         if not url:
@@ -1013,11 +1192,18 @@ class FakeBotApi(_WaitMixin):
         return True
 
     def _api_getWebhookInfo(self, p: dict) -> dict:
-        info: dict[str, Any] = {"url": self._webhook.get("url", ""),
-                                "has_custom_certificate": self._webhook.get("has_custom_certificate", False),
-                                "pending_update_count": len(self._pending)}
-        for key in ("max_connections", "ip_address", "allowed_updates", "last_error_date",
-                    "last_error_message"):
+        info: dict[str, Any] = {
+            "url": self._webhook.get("url", ""),
+            "has_custom_certificate": self._webhook.get("has_custom_certificate", False),
+            "pending_update_count": len(self._pending),
+        }
+        for key in (
+            "max_connections",
+            "ip_address",
+            "allowed_updates",
+            "last_error_date",
+            "last_error_message",
+        ):
             if key in self._webhook:
                 info[key] = self._webhook[key]
         return info
@@ -1041,10 +1227,19 @@ class FakeBotApi(_WaitMixin):
                 if not allow_missing:
                     raise ApiError(400, "Bad Request: message to be replied not found")
                 reply_to = None
-        m = _Msg(chat_id=chat_id, message_id=self._new_message_id(chat_id), from_bot=True,
-                 date=int(time.time()), from_user=self._bot_user(), text=text,
-                 entities=entities, raw_text=raw, parse_mode=mode,
-                 reply_markup=copy.deepcopy(markup), reply_to=reply_to)
+        m = _Msg(
+            chat_id=chat_id,
+            message_id=self._new_message_id(chat_id),
+            from_bot=True,
+            date=int(time.time()),
+            from_user=self._bot_user(),
+            text=text,
+            entities=entities,
+            raw_text=raw,
+            parse_mode=mode,
+            reply_markup=copy.deepcopy(markup),
+            reply_to=reply_to,
+        )
         self._store(m)
         return self._message_json(m)
 
@@ -1064,11 +1259,22 @@ class FakeBotApi(_WaitMixin):
         return m
 
     def _apply_edit(self, m: _Msg, raw, mode, text, entities, markup) -> dict:
-        if (text, entities or None, _inline(markup)) == (m.text, m.entities or None, _inline(m.reply_markup)):
+        if (text, entities or None, _inline(markup)) == (
+            m.text,
+            m.entities or None,
+            _inline(m.reply_markup),
+        ):
             raise ApiError(400, NOT_MODIFIED)
-        m.history.append({"text": m.text, "entities": m.entities, "raw_text": m.raw_text,
-                          "parse_mode": m.parse_mode, "reply_markup": m.reply_markup,
-                          "edit_date": m.edit_date})
+        m.history.append(
+            {
+                "text": m.text,
+                "entities": m.entities,
+                "raw_text": m.raw_text,
+                "parse_mode": m.parse_mode,
+                "reply_markup": m.reply_markup,
+                "edit_date": m.edit_date,
+            }
+        )
         m.text, m.entities, m.raw_text, m.parse_mode = text, entities, raw, mode
         m.reply_markup = copy.deepcopy(_inline(markup))
         m.edit_date = int(time.time())
@@ -1110,8 +1316,10 @@ class FakeBotApi(_WaitMixin):
         qid = str(p.get("callback_query_id") or "")
         query = self._queries.get(qid)
         if query is None or query["answered"]:
-            raise ApiError(400, "Bad Request: query is too old and response timeout expired or "
-                                "query ID is invalid")
+            raise ApiError(
+                400,
+                "Bad Request: query is too old and response timeout expired or query ID is invalid",
+            )
         text = p.get("text")
         if text is not None and len(str(text)) > 200:
             raise ApiError(400, "Bad Request: MESSAGE_TOO_LONG")
@@ -1134,14 +1342,17 @@ class FakeBotApi(_WaitMixin):
         if len(commands) > 100:
             raise ApiError(400, "Bad Request: too many commands")
         for c in commands:
-            if not isinstance(c, dict) or not re.fullmatch(r"[a-z0-9_]{1,32}", str(c.get("command", ""))):
+            if not isinstance(c, dict) or not re.fullmatch(
+                r"[a-z0-9_]{1,32}", str(c.get("command", ""))
+            ):
                 raise ApiError(400, "Bad Request: BOT_COMMAND_INVALID")
             if not 1 <= len(str(c.get("description") or "")) <= 256:
                 raise ApiError(400, "Bad Request: BOT_COMMAND_DESCRIPTION_INVALID")
         key = (self._scope_key(p.get("scope")), str(p.get("language_code") or ""))
         if commands:
-            self._commands[key] = [{"command": c["command"], "description": c["description"]}
-                                   for c in commands]
+            self._commands[key] = [
+                {"command": c["command"], "description": c["description"]} for c in commands
+            ]
         else:
             self._commands.pop(key, None)
         return True
@@ -1157,16 +1368,27 @@ class FakeBotApi(_WaitMixin):
 
     def _api_getChat(self, p: dict) -> dict:
         chat = self._chat_obj(self._chat_id(p))
-        chat.update({"accent_color_id": 0, "max_reaction_count": 11,
-                     "accepted_gift_types": {"unlimited_gifts": False, "limited_gifts": False,
-                                             "unique_gifts": False, "premium_subscription": False,
-                                             "gifts_from_channels": False}})
+        chat.update(
+            {
+                "accent_color_id": 0,
+                "max_reaction_count": 11,
+                "accepted_gift_types": {
+                    "unlimited_gifts": False,
+                    "limited_gifts": False,
+                    "unique_gifts": False,
+                    "premium_subscription": False,
+                    "gifts_from_channels": False,
+                },
+            }
+        )
         return chat
 
     def _api_getChatMember(self, p: dict) -> dict:
         self._chat_id(p)
         uid = self._int_param(p, "user_id", "Bad Request: user_id is empty")
-        user = self._bot_user() if uid == self.bot_id else self._register_user(uid, language_code=None)
+        user = (
+            self._bot_user() if uid == self.bot_id else self._register_user(uid, language_code=None)
+        )
         return {"status": "member", "user": user}
 
     def _api_leaveChat(self, p: dict) -> bool:
@@ -1200,7 +1422,9 @@ class FakeBotApi(_WaitMixin):
     def _webhook_loop(self) -> None:
         while True:
             with self._cond:
-                while not self._closing and not (self._webhook.get("url") and self._deliverable(0, 1)):
+                while not self._closing and not (
+                    self._webhook.get("url") and self._deliverable(0, 1)
+                ):
                     self._cond.wait(0.5)
                 if self._closing:
                     return
@@ -1218,13 +1442,22 @@ class FakeBotApi(_WaitMixin):
                 with urllib.request.urlopen(req, timeout=10) as resp:
                     status = resp.status
             except urllib.error.HTTPError as exc:
-                status, error = exc.code, f"Wrong response from the webhook: {exc.code} {exc.reason}"
+                status, error = (
+                    exc.code,
+                    f"Wrong response from the webhook: {exc.code} {exc.reason}",
+                )
             except OSError as exc:
                 error = f"Connection failed: {exc}"
             with self._cond:
-                self._webhook_deliveries.append({"time": time.time(), "url": url,
-                                                 "update_id": entry.update_id, "status": status,
-                                                 "error": error})
+                self._webhook_deliveries.append(
+                    {
+                        "time": time.time(),
+                        "url": url,
+                        "update_id": entry.update_id,
+                        "status": status,
+                        "error": error,
+                    }
+                )
                 if error is None:
                     self._pending = [e for e in self._pending if e is not entry]
                 elif self._webhook.get("url") == url:
@@ -1268,11 +1501,19 @@ class FakeBotApi(_WaitMixin):
                     self._users.setdefault(int(sender["id"]), dict(sender))
                     if chat_id == int(sender["id"]):
                         self._mark_started(chat_id)
-                self._store(_Msg(chat_id=chat_id, message_id=int(msg["message_id"]),
-                                 from_bot=bool((sender or {}).get("is_bot")), date=int(msg["date"]),
-                                 from_user=dict(sender or {}), text=msg.get("text"),
-                                 entities=msg.get("entities"), raw_text=msg.get("text"),
-                                 raw=copy.deepcopy(msg)))
+                self._store(
+                    _Msg(
+                        chat_id=chat_id,
+                        message_id=int(msg["message_id"]),
+                        from_bot=bool((sender or {}).get("is_bot")),
+                        date=int(msg["date"]),
+                        from_user=dict(sender or {}),
+                        text=msg.get("text"),
+                        entities=msg.get("entities"),
+                        raw_text=msg.get("text"),
+                        raw=copy.deepcopy(msg),
+                    )
+                )
             return self._enqueue(update, update.get("update_id"))
 
     def _mark_started(self, user_id: int) -> None:
@@ -1280,10 +1521,20 @@ class FakeBotApi(_WaitMixin):
         if self._forbidden.get(user_id) in ("not_started", "blocked"):
             del self._forbidden[user_id]
 
-    def send_text(self, chat_id: int, user_id: int, text: str, *, chat_type: str | None = None,
-                  user_first_name: str | None = None, language_code: str | None = "de",
-                  username: str | None = None, chat_title: str | None = None,
-                  reply_to_message_id: int | None = None, update_id: int | None = None) -> int:
+    def send_text(
+        self,
+        chat_id: int,
+        user_id: int,
+        text: str,
+        *,
+        chat_type: str | None = None,
+        user_first_name: str | None = None,
+        language_code: str | None = "de",
+        username: str | None = None,
+        chat_title: str | None = None,
+        reply_to_message_id: int | None = None,
+        update_id: int | None = None,
+    ) -> int:
         """Inject a text message from a user; a leading /command gets a bot_command entity.
         chat_id > 0 → private chat (type "private"), < 0 → "group" (or "supergroup" for
         -100… ids) unless chat_type is given. Returns the update_id (the message is stored
@@ -1292,27 +1543,52 @@ class FakeBotApi(_WaitMixin):
             chat_id, user_id = int(chat_id), int(user_id)
             user = self._register_user(user_id, user_first_name, language_code, username)
             chat = self._register_chat(chat_id, chat_type, chat_title, user)
-            msg: dict[str, Any] = {"message_id": self._new_message_id(chat_id), "from": user,
-                                   "chat": chat, "date": int(time.time()), "text": text}
+            msg: dict[str, Any] = {
+                "message_id": self._new_message_id(chat_id),
+                "from": user,
+                "chat": chat,
+                "date": int(time.time()),
+                "text": text,
+            }
             match = _COMMAND.match(text)
             if match:
-                msg["entities"] = [{"type": "bot_command", "offset": 0,
-                                    "length": _u16len(match.group(0))}]
+                msg["entities"] = [
+                    {"type": "bot_command", "offset": 0, "length": _u16len(match.group(0))}
+                ]
             if reply_to_message_id is not None:
                 replied = self._msgs.get(chat_id, {}).get(int(reply_to_message_id))
                 if replied is not None:
                     msg["reply_to_message"] = self._message_json(replied, with_reply=False)
             if chat["type"] == "private":
                 self._mark_started(user_id)
-            self._store(_Msg(chat_id=chat_id, message_id=msg["message_id"], from_bot=False,
-                             date=msg["date"], from_user=user, text=text,
-                             entities=msg.get("entities"), raw_text=text,
-                             reply_to=reply_to_message_id, raw=copy.deepcopy(msg)))
+            self._store(
+                _Msg(
+                    chat_id=chat_id,
+                    message_id=msg["message_id"],
+                    from_bot=False,
+                    date=msg["date"],
+                    from_user=user,
+                    text=text,
+                    entities=msg.get("entities"),
+                    raw_text=text,
+                    reply_to=reply_to_message_id,
+                    raw=copy.deepcopy(msg),
+                )
+            )
             return self._enqueue({"message": msg}, update_id)
 
-    def press(self, chat_id: int, user_id: int, message_id: int, data: str, *,
-              check_data: bool = True, user_first_name: str | None = None,
-              language_code: str | None = "de", update_id: int | None = None) -> int:
+    def press(
+        self,
+        chat_id: int,
+        user_id: int,
+        message_id: int,
+        data: str,
+        *,
+        check_data: bool = True,
+        user_first_name: str | None = None,
+        language_code: str | None = "de",
+        update_id: int | None = None,
+    ) -> int:
         """Inject a callback_query for pressing the button with ``data`` on the stored message.
         With check_data (default) the data must be on the message's current inline keyboard
         (else ValueError). Returns the update_id; the query id is
@@ -1323,17 +1599,30 @@ class FakeBotApi(_WaitMixin):
             if m is None or m.deleted:
                 raise ValueError(f"press: no message {message_id} in chat {chat_id}")
             if check_data and data not in _button_data(m.reply_markup):
-                raise ValueError(f"press: callback_data {data!r} is not on the keyboard of message "
-                                 f"{message_id} in chat {chat_id}: {_button_data(m.reply_markup)}")
+                raise ValueError(
+                    f"press: callback_data {data!r} is not on the keyboard of message "
+                    f"{message_id} in chat {chat_id}: {_button_data(m.reply_markup)}"
+                )
             user = self._register_user(user_id, user_first_name, language_code)
             if chat_id == user_id:
                 self._mark_started(user_id)
             qid = str(4_000_000_000_000_000 + self.bot_id * 1000 + next(self._query_counter))
-            query = {"id": qid, "from": user, "message": self._message_json(m),
-                     "chat_instance": str(-(8_000_000_000_000_000 + chat_id)), "data": data}
+            query = {
+                "id": qid,
+                "from": user,
+                "message": self._message_json(m),
+                "chat_instance": str(-(8_000_000_000_000_000 + chat_id)),
+                "data": data,
+            }
             uid = self._enqueue({"callback_query": query}, update_id)
-            self._queries[qid] = {"update_id": uid, "chat_id": chat_id, "message_id": message_id,
-                                  "data": data, "answered": False, "answer": None}
+            self._queries[qid] = {
+                "update_id": uid,
+                "chat_id": chat_id,
+                "message_id": message_id,
+                "data": data,
+                "answered": False,
+                "answer": None,
+            }
             return uid
 
     def redeliver(self, update_id: int) -> int:
@@ -1379,15 +1668,19 @@ class FakeBotApi(_WaitMixin):
                 calls = [c for c in calls if c["method"].lower() == ml]
             return [dict(c) for c in calls]
 
-    def messages(self, chat_id: int, *, include_user: bool = False,
-                 include_deleted: bool = True) -> list[dict]:
+    def messages(
+        self, chat_id: int, *, include_user: bool = False, include_deleted: bool = True
+    ) -> list[dict]:
         """Current state of the messages in a chat, by message_id: {chat_id, message_id,
         from_bot, text, entities, raw_text, parse_mode, reply_markup, deleted, edit_count,
         history, date, edit_date, reply_to_message_id}. Bot messages only unless include_user."""
         with self._lock:
             msgs = sorted(self._msgs.get(int(chat_id), {}).values(), key=lambda m: m.message_id)
-            return [self._msg_state(m) for m in msgs
-                    if (include_user or m.from_bot) and (include_deleted or not m.deleted)]
+            return [
+                self._msg_state(m)
+                for m in msgs
+                if (include_user or m.from_bot) and (include_deleted or not m.deleted)
+            ]
 
     def message(self, chat_id: int, message_id: int) -> dict | None:
         with self._lock:
@@ -1401,7 +1694,9 @@ class FakeBotApi(_WaitMixin):
 
     def commands(self, scope: dict | None = None, language_code: str = "") -> list[dict]:
         with self._lock:
-            return copy.deepcopy(self._commands.get((self._scope_key(scope), language_code or ""), []))
+            return copy.deepcopy(
+                self._commands.get((self._scope_key(scope), language_code or ""), [])
+            )
 
     def webhook_deliveries(self) -> list[dict]:
         with self._lock:
@@ -1410,23 +1705,35 @@ class FakeBotApi(_WaitMixin):
     def state(self) -> dict:
         with self._lock:
             return {
-                "token": self.token, "bot_id": self.bot_id, "seq": self._seq,
-                "waiting_polls": self._waiting_polls, "polls_started": self._poll_gen,
+                "token": self.token,
+                "bot_id": self.bot_id,
+                "seq": self._seq,
+                "waiting_polls": self._waiting_polls,
+                "polls_started": self._poll_gen,
                 "next_update_id": self._next_update_id,
                 "pending_update_ids": [e.update_id for e in self._pending],
                 "webhook": dict(self._webhook),
                 "fail_rules": [r.as_dict() for r in self._fail_rules],
                 "forbidden": {str(k): v for k, v in self._forbidden.items()},
-                "chats": sorted(self._msgs), "latency": self.latency,
+                "chats": sorted(self._msgs),
+                "latency": self.latency,
                 "bot_profile": dict(self._bot_profile),
-                "command_sets": [{"scope": json.loads(s), "language_code": lc, "count": len(c)}
-                                 for (s, lc), c in self._commands.items()],
+                "command_sets": [
+                    {"scope": json.loads(s), "language_code": lc, "count": len(c)}
+                    for (s, lc), c in self._commands.items()
+                ],
             }
 
     # ---------------------------------------------------------------- control: behaviour
 
-    def fail(self, method: str, count: int = 1, kind: str | int = "429", retry_after: int = 1,
-             description: str | None = None) -> None:
+    def fail(
+        self,
+        method: str,
+        count: int = 1,
+        kind: str | int = "429",
+        retry_after: int = 1,
+        description: str | None = None,
+    ) -> None:
         """The next ``count`` calls of ``method`` ("*" = any method except getUpdates) fail
         without side effects. kind: "429" (with parameters.retry_after), "400", "403", "409",
         "500", "502", "503", "504" (HTTP status = error_code) or "disconnect" (connection closed
@@ -1435,7 +1742,9 @@ class FakeBotApi(_WaitMixin):
         if kind != "disconnect" and not kind.isdigit():
             raise ValueError(f"unknown failure kind {kind!r}")
         with self._cond:
-            self._fail_rules.append(_FailRule(method, int(count), kind, int(retry_after), description))
+            self._fail_rules.append(
+                _FailRule(method, int(count), kind, int(retry_after), description)
+            )
 
     def forbid(self, chat_id: int, reason: str = "not_started") -> None:
         """Sends to chat_id fail with 403. reason: not_started ("bot can't initiate conversation
@@ -1489,8 +1798,11 @@ class FakeBotApi(_WaitMixin):
         if name == "calls":
             return self.calls(arg("method") or None, since=arg("since", 0, int))
         if name == "messages":
-            return self.messages(arg("chat_id", conv=int), include_user=truthy("include_user"),
-                                 include_deleted=not truthy("exclude_deleted"))
+            return self.messages(
+                arg("chat_id", conv=int),
+                include_user=truthy("include_user"),
+                include_deleted=not truthy("exclude_deleted"),
+            )
         if name == "message":
             return self.message(arg("chat_id", conv=int), arg("message_id", conv=int))
         if name == "last_message":
@@ -1498,17 +1810,40 @@ class FakeBotApi(_WaitMixin):
         if name == "update":
             return {"update_id": self.inject_update(data)}
         if name == "send_text":
-            kwargs = {k: data[k] for k in ("chat_type", "user_first_name", "language_code",
-                                            "username", "chat_title", "reply_to_message_id",
-                                            "update_id") if k in data}
-            uid = self.send_text(int(data["chat_id"]), int(data["user_id"]), str(data["text"]), **kwargs)
+            kwargs = {
+                k: data[k]
+                for k in (
+                    "chat_type",
+                    "user_first_name",
+                    "language_code",
+                    "username",
+                    "chat_title",
+                    "reply_to_message_id",
+                    "update_id",
+                )
+                if k in data
+            }
+            uid = self.send_text(
+                int(data["chat_id"]), int(data["user_id"]), str(data["text"]), **kwargs
+            )
             return {"update_id": uid, "message_id": self._injected[uid]["message"]["message_id"]}
         if name == "press":
-            kwargs = {k: data[k] for k in ("check_data", "user_first_name", "language_code",
-                                            "update_id") if k in data}
-            uid = self.press(int(data["chat_id"]), int(data["user_id"]), int(data["message_id"]),
-                             str(data["data"]), **kwargs)
-            return {"update_id": uid, "callback_query_id": self._injected[uid]["callback_query"]["id"]}
+            kwargs = {
+                k: data[k]
+                for k in ("check_data", "user_first_name", "language_code", "update_id")
+                if k in data
+            }
+            uid = self.press(
+                int(data["chat_id"]),
+                int(data["user_id"]),
+                int(data["message_id"]),
+                str(data["data"]),
+                **kwargs,
+            )
+            return {
+                "update_id": uid,
+                "callback_query_id": self._injected[uid]["callback_query"]["id"],
+            }
         if name == "redeliver":
             return {"update_id": self.redeliver(int(data["update_id"]))}
         if name == "get_update":
@@ -1518,9 +1853,13 @@ class FakeBotApi(_WaitMixin):
         if name == "query_answer":
             return self.query_answer(arg("update_id", conv=int))
         if name == "fail":
-            self.fail(str(data.get("method", "*")), int(data.get("count", 1)),
-                      str(data.get("kind", "429")), int(data.get("retry_after", 1)),
-                      data.get("description"))
+            self.fail(
+                str(data.get("method", "*")),
+                int(data.get("count", 1)),
+                str(data.get("kind", "429")),
+                int(data.get("retry_after", 1)),
+                data.get("description"),
+            )
             return True
         if name == "forbid":
             self.forbid(int(data["chat_id"]), str(data.get("reason", "not_started")))
@@ -1579,23 +1918,36 @@ class RemoteFakeBotApi(_WaitMixin):
         if query:
             url += "?" + urlencode(query)
         data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(url, data=data, method="GET" if body is None else "POST",
-                                     headers={"Content-Type": "application/json"})
+        req = urllib.request.Request(
+            url,
+            data=data,
+            method="GET" if body is None else "POST",
+            headers={"Content-Type": "application/json"},
+        )
         try:
             with urllib.request.urlopen(req, timeout=self.http_timeout) as resp:
                 payload = json.loads(resp.read())
         except urllib.error.HTTPError as exc:
             payload = json.loads(exc.read() or b"{}")
-            raise RuntimeError(f"control {name} failed: {payload.get('description', exc)}") from None
+            raise RuntimeError(
+                f"control {name} failed: {payload.get('description', exc)}"
+            ) from None
         return payload["result"]
 
     def calls(self, method: str | None = None, since: int = 0) -> list[dict]:
         return self._req("calls", {"method": method, "since": since or None})
 
-    def messages(self, chat_id: int, *, include_user: bool = False,
-                 include_deleted: bool = True) -> list[dict]:
-        return self._req("messages", {"chat_id": chat_id, "include_user": int(include_user),
-                                      "exclude_deleted": int(not include_deleted)})
+    def messages(
+        self, chat_id: int, *, include_user: bool = False, include_deleted: bool = True
+    ) -> list[dict]:
+        return self._req(
+            "messages",
+            {
+                "chat_id": chat_id,
+                "include_user": int(include_user),
+                "exclude_deleted": int(not include_deleted),
+            },
+        )
 
     def message(self, chat_id: int, message_id: int) -> dict | None:
         return self._req("message", {"chat_id": chat_id, "message_id": message_id})
@@ -1607,13 +1959,21 @@ class RemoteFakeBotApi(_WaitMixin):
         return self._req("update", body=update)["update_id"]
 
     def send_text(self, chat_id: int, user_id: int, text: str, **kwargs: Any) -> int:
-        return self._req("send_text", body={"chat_id": chat_id, "user_id": user_id, "text": text,
-                                            **kwargs})["update_id"]
+        return self._req(
+            "send_text", body={"chat_id": chat_id, "user_id": user_id, "text": text, **kwargs}
+        )["update_id"]
 
     def press(self, chat_id: int, user_id: int, message_id: int, data: str, **kwargs: Any) -> int:
-        return self._req("press", body={"chat_id": chat_id, "user_id": user_id,
-                                        "message_id": message_id, "data": data,
-                                        **kwargs})["update_id"]
+        return self._req(
+            "press",
+            body={
+                "chat_id": chat_id,
+                "user_id": user_id,
+                "message_id": message_id,
+                "data": data,
+                **kwargs,
+            },
+        )["update_id"]
 
     def redeliver(self, update_id: int) -> int:
         return self._req("redeliver", body={"update_id": update_id})["update_id"]
@@ -1627,10 +1987,24 @@ class RemoteFakeBotApi(_WaitMixin):
     def query_answer(self, update_id: int) -> dict | None:
         return self._req("query_answer", {"update_id": update_id})
 
-    def fail(self, method: str, count: int = 1, kind: str | int = "429", retry_after: int = 1,
-             description: str | None = None) -> None:
-        self._req("fail", body={"method": method, "count": count, "kind": str(kind),
-                                "retry_after": retry_after, "description": description})
+    def fail(
+        self,
+        method: str,
+        count: int = 1,
+        kind: str | int = "429",
+        retry_after: int = 1,
+        description: str | None = None,
+    ) -> None:
+        self._req(
+            "fail",
+            body={
+                "method": method,
+                "count": count,
+                "kind": str(kind),
+                "retry_after": retry_after,
+                "description": description,
+            },
+        )
 
     def forbid(self, chat_id: int, reason: str = "not_started") -> None:
         self._req("forbid", body={"chat_id": chat_id, "reason": reason})
@@ -1645,8 +2019,10 @@ class RemoteFakeBotApi(_WaitMixin):
         self._req("reset", body={})
 
     def commands(self, scope: dict | None = None, language_code: str = "") -> list[dict]:
-        return self._req("commands", {"scope": json.dumps(scope) if scope else None,
-                                      "language_code": language_code or None})
+        return self._req(
+            "commands",
+            {"scope": json.dumps(scope) if scope else None, "language_code": language_code or None},
+        )
 
     def webhook_deliveries(self) -> list[dict]:
         return self._req("webhook_deliveries")
@@ -1658,8 +2034,14 @@ class RemoteFakeBotApi(_WaitMixin):
 class FakeBotApiProcess(RemoteFakeBotApi):
     """Runs ``python -m tests.fakes.telegram_api`` as a subprocess; context manager."""
 
-    def __init__(self, token: str = "123:ABC", *, port: int = 0, args: tuple[str, ...] = (),
-                 startup_timeout: float = 20.0):
+    def __init__(
+        self,
+        token: str = "123:ABC",
+        *,
+        port: int = 0,
+        args: tuple[str, ...] = (),
+        startup_timeout: float = 20.0,
+    ):
         super().__init__("http://127.0.0.1:0", token)
         self.port = port
         self.args = tuple(args)
@@ -1667,8 +2049,16 @@ class FakeBotApiProcess(RemoteFakeBotApi):
         self.proc: subprocess.Popen | None = None
 
     def start(self) -> FakeBotApiProcess:
-        cmd = [sys.executable, "-m", "tests.fakes.telegram_api", "--port", str(self.port),
-               "--token", str(self.token), *self.args]
+        cmd = [
+            sys.executable,
+            "-m",
+            "tests.fakes.telegram_api",
+            "--port",
+            str(self.port),
+            "--token",
+            str(self.token),
+            *self.args,
+        ]
         self.proc = subprocess.Popen(cmd, cwd=_PROJECT_ROOT, stdout=subprocess.PIPE, text=True)
         lines: queue.Queue[str] = queue.Queue()
         stdout = self.proc.stdout
@@ -1718,13 +2108,30 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--first-name", default="Stammtisch")
     ap.add_argument("--username", default="stammtisch_test_bot")
     ap.add_argument("--latency", type=float, default=0.0, help="seconds added to every API call")
-    ap.add_argument("--require-start", action="store_true",
-                    help="private chats need a message from the user before the bot can send")
+    ap.add_argument(
+        "--require-start",
+        action="store_true",
+        help="private chats need a message from the user before the bot can send",
+    )
     ap.add_argument("--record-empty-polls", action="store_true")
+    ap.add_argument(
+        "--max-calls",
+        type=int,
+        default=None,
+        help="keep only about the newest N call records (long benchmarks)",
+    )
     args = ap.parse_args(argv)
-    fake = FakeBotApi(args.token, host=args.host, port=args.port, bot_first_name=args.first_name,
-                      bot_username=args.username, latency=args.latency,
-                      require_start=args.require_start, record_empty_polls=args.record_empty_polls)
+    fake = FakeBotApi(
+        args.token,
+        host=args.host,
+        port=args.port,
+        bot_first_name=args.first_name,
+        bot_username=args.username,
+        latency=args.latency,
+        require_start=args.require_start,
+        record_empty_polls=args.record_empty_polls,
+        max_calls=args.max_calls,
+    )
     stop = threading.Event()
 
     def on_signal(signum, frame):

@@ -490,9 +490,12 @@ def test_unknown_method_bad_token_and_encodings(fake):
             data={"chat_id": "1", "text": "multi", "reply_markup": json.dumps(markup)},
             files={"document": ("a.txt", b"hello", "text/plain")},
         )
-        r3 = client.get(api, params={"chat_id": "1", "text": "123", "reply_markup": json.dumps(markup)})
-        r4 = client.post(api, json={"chat_id": 1, "text": "nested string",
-                                    "reply_markup": json.dumps(markup)})
+        r3 = client.get(
+            api, params={"chat_id": "1", "text": "123", "reply_markup": json.dumps(markup)}
+        )
+        r4 = client.post(
+            api, json={"chat_id": 1, "text": "nested string", "reply_markup": json.dumps(markup)}
+        )
     assert [r.status_code for r in (r1, r2, r3, r4)] == [200] * 4
     assert r3.json()["result"]["text"] == "123"  # text is never JSON-decoded
     calls = fake.calls("sendMessage")
@@ -508,11 +511,16 @@ def test_unknown_method_bad_token_and_encodings(fake):
 
 def test_control_endpoints_over_http(fake):
     with httpx.Client(base_url=f"{fake.url}/control", timeout=10) as client:
-        uid = client.post("/update", json={"message": {
-            "chat": {"id": 5, "type": "private", "first_name": "Eva"},
-            "from": {"id": 5, "is_bot": False, "first_name": "Eva"},
-            "text": "hi",
-        }}).json()["result"]["update_id"]
+        uid = client.post(
+            "/update",
+            json={
+                "message": {
+                    "chat": {"id": 5, "type": "private", "first_name": "Eva"},
+                    "from": {"id": 5, "is_bot": False, "first_name": "Eva"},
+                    "text": "hi",
+                }
+            },
+        ).json()["result"]["update_id"]
         assert fake.get_update(uid)["message"]["message_id"] == 1
         res = client.post("/send_text", json={"chat_id": -9, "user_id": 5, "text": "/neu"}).json()
         assert res["result"]["message_id"] == 1
@@ -520,7 +528,9 @@ def test_control_endpoints_over_http(fake):
             "bot_command"
         )
 
-        assert client.post("/fail", json={"method": "sendMessage", "count": 1, "kind": "502"}).json()["ok"]
+        assert client.post(
+            "/fail", json={"method": "sendMessage", "count": 1, "kind": "502"}
+        ).json()["ok"]
         api = f"{fake.base_url}{TOKEN}/sendMessage"
         assert httpx.post(api, data={"chat_id": 5, "text": "x"}).status_code == 502
         assert httpx.post(api, data={"chat_id": 5, "text": "y"}).status_code == 200
@@ -534,10 +544,14 @@ def test_control_endpoints_over_http(fake):
         assert [(m["message_id"], m["text"]) for m in msgs] == [(2, "y")]
         msgs = client.get("/messages", params={"chat_id": 5, "include_user": 1}).json()["result"]
         assert [m["text"] for m in msgs] == ["hi", "y"]
-        press = client.post("/press", json={"chat_id": 5, "user_id": 5, "message_id": 2,
-                                            "data": "z", "check_data": False}).json()
+        press = client.post(
+            "/press",
+            json={"chat_id": 5, "user_id": 5, "message_id": 2, "data": "z", "check_data": False},
+        ).json()
         assert press["ok"] and press["result"]["callback_query_id"]
-        bad = client.post("/press", json={"chat_id": 5, "user_id": 5, "message_id": 99, "data": "z"})
+        bad = client.post(
+            "/press", json={"chat_id": 5, "user_id": 5, "message_id": 99, "data": "z"}
+        )
         assert bad.status_code == 400
 
         assert client.post("/reset", json={}).json()["ok"]

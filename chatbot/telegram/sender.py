@@ -1,0 +1,186 @@
+"""Delivering the outbox to Telegram: rate limits, retries, edit in place.
+
+Telegram allows about 1 message/s per chat, 20/min per group and 30/s overall. The sender
+keeps to those (configurable for tests), keeps each chat's messages in order, retries on
+``RetryAfter`` and network errors, and treats "message is not modified" as success.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import defaultdict, deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
+from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
+
+from ..outbox import (
+    Item,
+    MessageGone,
+    OutboxStore,
+    Permanent,
+    Retry,
+    deliver_async,
+    record,
+)
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Limits:
+    per_chat_interval: float = 1.0  # seconds between two messages to one chat
+    group_per_minute: int = 20
+    global_per_second: int = 30
+
+
+class RateLimiter:
+    """Decides whether a message to a chat may go now (no sleeping: callers defer)."""
+
+    def __init__(self, limits: Limits, clock: Callable[[], float] = time.monotonic) -> None:
+        self.limits, self.clock = limits, clock
+        self.last: dict[str, float] = {}
+        self.group_window: dict[str, deque[float]] = defaultdict(deque)
+        self.global_window: deque[float] = deque()
+
+    def wait_time(self, chat: str) -> float:
+        now = self.clock()
+        waits = [0.0]
+        if chat in self.last:
+            waits.append(self.last[chat] + self.limits.per_chat_interval - now)
+        if chat.startswith("-"):
+            window = self.group_window[chat]
+            while window and window[0] <= now - 60:
+                window.popleft()
+            if len(window) >= self.limits.group_per_minute:
+                waits.append(window[0] + 60 - now)
+        while self.global_window and self.global_window[0] <= now - 1:
+            self.global_window.popleft()
+        if len(self.global_window) >= self.limits.global_per_second:
+            waits.append(self.global_window[0] + 1 - now)
+        return max(waits)
+
+    def took(self, chat: str) -> None:
+        now = self.clock()
+        self.last[chat] = now
+        if chat.startswith("-"):
+            self.group_window[chat].append(now)
+        self.global_window.append(now)
+
+
+def keyboard(rows: list[list[list[str]]]) -> InlineKeyboardMarkup | None:
+    if not rows:
+        return None
+    return InlineKeyboardMarkup([[InlineKeyboardButton(label, callback_data=data)
+                                  for label, data in row] for row in rows])
+
+
+class TelegramTransport:
+    """The Bot API calls behind an outbox item, with Telegram's errors mapped."""
+
+    def __init__(self, bot: Bot, on_forbidden: Callable[[str], None] | None = None) -> None:
+        self.bot = bot
+        self.on_forbidden = on_forbidden
+
+    async def _call(self, chat: str, coro_factory):  # type: ignore[no-untyped-def]
+        try:
+            return await coro_factory()
+        except RetryAfter as exc:
+            after = exc.retry_after
+            seconds = after.total_seconds() if hasattr(after, "total_seconds") else float(after)
+            raise Retry(seconds, f"rate limited for {seconds}s") from exc
+        except Forbidden as exc:
+            if self.on_forbidden is not None:
+                self.on_forbidden(chat)
+            raise Permanent(str(exc)) from exc
+        except BadRequest as exc:
+            text = str(exc).lower()
+            if "message is not modified" in text:
+                return None
+            if "message to edit not found" in text or "message can't be edited" in text:
+                raise MessageGone(str(exc)) from exc
+            raise Permanent(str(exc)) from exc
+        except NetworkError as exc:  # includes TimedOut and 5xx answers
+            raise Retry(2.0, f"network: {exc}") from exc
+        except TelegramError as exc:
+            raise Retry(5.0, f"telegram: {exc}") from exc
+
+    async def send(self, chat: str, text: str, rows: list[list[list[str]]]) -> str:
+        msg = await self._call(chat, lambda: self.bot.send_message(
+            chat_id=int(chat), text=text, reply_markup=keyboard(rows),
+            disable_web_page_preview=True))
+        return str(msg.message_id)
+
+    async def edit(self, chat: str, message_id: str, text: str,
+                   rows: list[list[list[str]]]) -> None:
+        await self._call(chat, lambda: self.bot.edit_message_text(
+            chat_id=int(chat), message_id=int(message_id), text=text,
+            reply_markup=keyboard(rows), disable_web_page_preview=True))
+
+    async def delete(self, chat: str, message_id: str) -> None:
+        await self._call(chat, lambda: self.bot.delete_message(
+            chat_id=int(chat), message_id=int(message_id)))
+
+
+class OutboxSender:
+    """An asyncio task that delivers the outbox whenever woken, and at least every second."""
+
+    def __init__(self, store: OutboxStore, transport: TelegramTransport,
+                 limits: Limits | None = None) -> None:
+        self.store, self.transport = store, transport
+        self.limiter = RateLimiter(limits or Limits())
+        self.wake = asyncio.Event()
+        self._task: asyncio.Task | None = None
+        self._stopping = False
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="outbox-sender")
+
+    async def stop(self) -> None:
+        self._stopping = True
+        self.wake.set()
+        if self._task is not None:
+            try:
+                await asyncio.wait_for(self._task, timeout=5)
+            except (TimeoutError, asyncio.CancelledError):
+                self._task.cancel()
+
+    async def _run(self) -> None:
+        while not self._stopping:
+            try:
+                delay = await self.pass_once()
+            except Exception:
+                log.exception("outbox pass failed")
+                delay = 1.0
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.wake.wait(), timeout=max(0.01, min(delay, 1.0)))
+            self.wake.clear()
+
+    async def pass_once(self) -> float:
+        """Deliver what may go now; returns how long until something else may go."""
+        items: list[Item] = await asyncio.to_thread(self.store.pending)
+        blocked: set[str] = set()
+        soonest = 1.0
+        for item in items:
+            if item.chat in blocked:
+                continue  # keep each chat's order: wait for its earlier item
+            wait = self.limiter.wait_time(item.chat)
+            if wait > 0:
+                blocked.add(item.chat)
+                soonest = min(soonest, wait)
+                continue
+            if item.slot is not None and item.message_id is not None and item.unchanged:
+                await asyncio.to_thread(record, self.store, item, item.message_id, None)
+                continue
+            self.limiter.took(item.chat)
+            message_id, error = await deliver_async(item, self.transport)
+            if isinstance(error, Retry):
+                blocked.add(item.chat)
+                soonest = min(soonest, error.after)
+                log.info("outbox %s to %s: %s", item.id, item.chat, error)
+            await asyncio.to_thread(record, self.store, item, message_id, error)
+        return soonest if blocked else 1.0
