@@ -42,6 +42,9 @@ from .presenters import PRESENTERS, presenter
 log = logging.getLogger(__name__)
 
 CPU_NAMES = ("Anna", "Bernd", "Clara", "Dieter", "Erika", "Franz")
+# Table buttons that are not game moves (handled by ``_ui_<name>``).
+_UI_CODES = {"join", "leave", "start", "stop", "cards", "back", "again", "fill", "clock", "cur",
+             "kick", "opt"}
 TIMEOUT_CHOICES = (30, 60, 120, 0)
 LOG_LENGTH = 6
 
@@ -430,10 +433,8 @@ class Service:
             raise Refusal(tr(ctx.lang, "not_seated"))
         seats = self._seats(ctx.session, table)
         code = press.code
-        ui = {"join", "leave", "start", "stop", "cards", "back", "again", "fill", "clock",
-              "cur"}
         head = code.split(".")[0]
-        if head in ui or head == "kick":
+        if head in _UI_CODES:
             return getattr(self, f"_ui_{head}")(ctx, table, seats, player, user, code)
         if table.fsm_state in (fsm.FINISHED, fsm.ABANDONED):
             raise Refusal(tr(ctx.lang, "table_over"))
@@ -449,8 +450,32 @@ class Service:
             raise Refusal(tr(ctx.lang, "not_your_turn"))
         seat.timeouts = 0
         ctx.session.add(seat)
+        if head == "ui":  # a selection step that lives on the server (e.g. picking cards)
+            return self._ui_step(ctx, table, seats, model, seat, code[3:])
+        seat.ui = {}
         self._act(ctx, table, seats, model, seat.seat_no, code, "player")
         return Outcome(None, table_id=table.id, changed=True)
+
+    def _ui_step(self, ctx: _Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel,
+                 seat: Seat, arg: str) -> Outcome:
+        """Let the game's presenter update the seat's selection; it may yield a move."""
+        p = presenter(table.game)
+        if not hasattr(p, "ui_press"):
+            raise Refusal(tr(ctx.lang, "unknown_button"))
+        try:
+            new_ui, action, answer = p.ui_press(model.engine_state, seat.seat_no,
+                                                dict(seat.ui or {}), arg, ctx.lang)
+        except ValueError as exc:
+            raise Refusal(str(exc)) from None
+        if action is not None:
+            seat.ui = {}
+            ctx.session.add(seat)
+            self._act(ctx, table, seats, model, seat.seat_no, action, "player")
+        else:
+            seat.ui = new_ui
+            ctx.session.add(seat)
+            self._emit(ctx, table, seats)
+        return Outcome(answer, table_id=table.id, changed=action is not None)
 
     def _is_seated(self, ctx: _Ctx, table: GameTable, player: Player) -> bool:
         return self._seat_of(self._seats(ctx.session, table), player) is not None
@@ -564,6 +589,22 @@ class Service:
     def _ui_fill(self, ctx, table, seats, player, user, code) -> Outcome:
         return self._lobby_option(ctx, table, player, user,
                                   lambda o: o.__setitem__("fill_cpu", not o.get("fill_cpu")))
+
+    def _ui_opt(self, ctx, table, seats, player, user, code) -> Outcome:
+        """Cycle a game option the presenter offers (``opt.<key>``) while in the lobby."""
+        choices = getattr(presenter(table.game), "OPTION_CHOICES", {})
+        key = code[4:]
+        if key not in choices:
+            raise Refusal(tr(ctx.lang, "unknown_button"))
+        values = choices[key]
+
+        def cycle(o: dict) -> None:
+            eng = dict(o.get("engine") or {})
+            now = eng.get(key, values[0])
+            eng[key] = values[(values.index(now) + 1) % len(values)] if now in values \
+                else values[0]
+            o["engine"] = eng
+        return self._lobby_option(ctx, table, player, user, cycle)
 
     def _ui_cur(self, ctx, table, seats, player, user, code) -> Outcome:
         choices = list(getattr(presenter(table.game), "CURRENCIES", {}) or ["coins"])

@@ -61,6 +61,10 @@ def _lobby(table: GameTable, seats: list[Seat], lang: str) -> View:
         [_btn(table, tr(lang, "start"), "start"), _btn(table, tr(lang, "stop"), "stop")],
         [_btn(table, clock, "clock"), _btn(table, fill, "fill")],
     ]
+    engine_opts = table.options.get("engine") or {}
+    for key, values in getattr(p, "OPTION_CHOICES", {}).items():
+        label = p.option_label(key, engine_opts.get(key, values[0]), lang)
+        rows.append([_btn(table, label, f"opt.{key}")])
     currencies = getattr(p, "CURRENCIES", None)
     if currencies:
         cur = table.options.get("currency", "coins")
@@ -142,7 +146,7 @@ def render_private(table: GameTable, seats: list[Seat], model: fsm.TableModel,
     if mine:
         lines.append(tr(lang, "your_turn"))
         rows += [[_btn(table, label, code) for label, code in row]
-                 for row in p.action_buttons(state, seat_no, lang)]
+                 for row in p.action_buttons(state, seat_no, lang, ui=seat.ui or {})]
     elif on_turn is not None:
         lines.append(tr(lang, "waiting_for", name=names[on_turn]))
     if table.fsm_state == fsm.PAYOUT and single:

@@ -92,6 +92,7 @@ class Seat(SQLModel, table=True):
     cpu_level: str | None = Field(default=None, max_length=16)
     away: bool = False
     timeouts: int = 0  # consecutive turn timeouts
+    ui: dict[str, Any] = _json(dict)  # a selection in progress (e.g. cards picked to play)
 
 
 class Move(SQLModel, table=True):

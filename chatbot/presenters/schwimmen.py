@@ -144,7 +144,8 @@ def private_lines(state: game.State, seat: int, lang: str) -> list[str]:
     return [tr(lang, "sw.hand", cards=show(hand), value=value)]
 
 
-def action_buttons(state: game.State, seat: int, lang: str) -> list[list[tuple[str, str]]]:
+def action_buttons(state: game.State, seat: int, lang: str,
+                   ui: dict[str, Any] | None = None) -> list[list[tuple[str, str]]]:
     """Rows of (label, action code) for the seat on turn."""
     from ..i18n import tr
     if state.to_act != seat:

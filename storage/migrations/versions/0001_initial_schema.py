@@ -144,6 +144,7 @@ def upgrade() -> None:
     sa.Column('cpu_level', sa.String(length=16), nullable=True),
     sa.Column('away', sa.Boolean(), nullable=False),
     sa.Column('timeouts', sa.Integer(), nullable=False),
+    sa.Column('ui', sa.JSON(), nullable=True),
     sa.ForeignKeyConstraint(['player_id'], ['player.id'], ),
     sa.ForeignKeyConstraint(['table_id'], ['game_table.id'], ),
     sa.PrimaryKeyConstraint('id'),

@@ -1,0 +1,321 @@
+"""Shared test fixtures: real databases, a fake clock, a service factory, a recording transport.
+
+Databases:
+
+* ``sqlite_engine`` – a migrated SQLite file under ``tmp_path`` (WAL, ``BEGIN IMMEDIATE``).
+* ``pg_engine`` – a migrated PostgreSQL database of its own for each test (created with
+  ``CREATE DATABASE`` on the server of ``TEST_DATABASE_URL`` and dropped afterwards). When the
+  server cannot be reached the test is skipped – or fails when ``CI=true``.
+* ``db_engine`` – parametrized: runs a test once on SQLite and once on PostgreSQL.
+
+Chat plumbing: ``FakeClock`` (call it for the time, ``advance`` it instead of sleeping),
+``make_service`` (a ``Service`` on that clock), ``RecordingTransport`` (records send/edit/delete
+and keeps what each chat shows) and ``Postman`` (delivers the outbox into a transport).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy.engine import Engine, make_url
+
+from chatbot.outbox import MessageGone, OutboxStore, deliver
+from chatbot.service import Service, Settings
+from storage.db import database_url, make_engine, migrate
+
+DEFAULT_PG_URL = "postgresql://postgres@127.0.0.1:5432/test"
+PLATFORM = "test"
+EPOCH = datetime(2030, 1, 7, 12, 0, 0, tzinfo=UTC)
+
+
+# ---------------------------------------------------------------------------------- databases
+
+
+def pg_url() -> str:
+    """The PostgreSQL server used by the tests (SQLAlchemy URL with psycopg)."""
+    raw = (os.environ.get("TEST_DATABASE_URL") or os.environ.get("DATABASE_URL_TEST")
+           or DEFAULT_PG_URL)
+    return database_url(raw)
+
+
+def _url_for_db(name: str) -> str:
+    return make_url(pg_url()).set(database=name).render_as_string(hide_password=False)
+
+
+def _admin_conninfo() -> str:
+    """A psycopg conninfo string for the server's test database (for CREATE/DROP DATABASE)."""
+    return make_url(pg_url()).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+_pg_status: dict[str, str | None] = {}
+
+
+def _require_pg() -> None:
+    """Skip (or, with ``CI=true``, fail) when the PostgreSQL server is unreachable."""
+    if "error" not in _pg_status:
+        import psycopg
+
+        try:
+            with psycopg.connect(_admin_conninfo(), connect_timeout=3) as conn:
+                conn.execute("SELECT 1")
+            _pg_status["error"] = None
+        except Exception as exc:  # any failure to connect means: no PostgreSQL here
+            _pg_status["error"] = f"{type(exc).__name__}: {exc}".strip()
+    error = _pg_status["error"]
+    if error is not None:
+        message = f"PostgreSQL unreachable at {pg_url()}: {error}"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+
+
+_db_counter = itertools.count(1)
+
+
+def _admin_exec(sql: str) -> None:
+    import psycopg
+
+    with psycopg.connect(_admin_conninfo(), autocommit=True, connect_timeout=5) as conn:
+        conn.execute(sql)
+
+
+def _create_database(template: str | None = None) -> str:
+    name = f"stammtisch_t_{os.getpid()}_{next(_db_counter)}_{uuid.uuid4().hex[:8]}"
+    _admin_exec(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else ""))
+    return name
+
+
+def _drop_database(name: str) -> None:
+    _admin_exec(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+def _pg_template() -> Iterator[str]:
+    """A migrated database that each test's database is copied from (fast, and still real)."""
+    _require_pg()
+    name = _create_database()
+    engine = make_engine(_url_for_db(name))
+    try:
+        migrate(engine)
+    finally:
+        engine.dispose()
+    yield name
+    _drop_database(name)
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'stammtisch.db'}"
+
+
+@pytest.fixture
+def sqlite_engine(sqlite_url: str) -> Iterator[Engine]:
+    engine = make_engine(sqlite_url)
+    migrate(engine)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def pg_engine(_pg_template: str) -> Iterator[Engine]:
+    """A clean PostgreSQL database of this test's own, migrated; dropped afterwards."""
+    name = _create_database(template=_pg_template)
+    engine = make_engine(_url_for_db(name))
+    try:
+        migrate(engine)
+        yield engine
+    finally:
+        engine.dispose()
+        _drop_database(name)
+
+
+@pytest.fixture
+def empty_pg_url() -> Iterator[str]:
+    """The URL of a brand-new, empty PostgreSQL database (no schema at all)."""
+    _require_pg()
+    name = _create_database()
+    try:
+        yield _url_for_db(name)
+    finally:
+        _drop_database(name)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def db_kind(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+@pytest.fixture
+def db_engine(db_kind: str, request: pytest.FixtureRequest) -> Engine:
+    """The test runs twice: on a SQLite file and on PostgreSQL."""
+    return request.getfixturevalue("sqlite_engine" if db_kind == "sqlite" else "pg_engine")
+
+
+def engine_url(engine: Engine) -> str:
+    """The URL an engine was made from, passwords included (to open a second engine)."""
+    return engine.url.render_as_string(hide_password=False)
+
+
+# ---------------------------------------------------------------------------------- time
+
+
+class FakeClock:
+    """A clock the test moves by hand. ``clock()`` is now; ``advance`` moves it forward."""
+
+    def __init__(self, start: datetime = EPOCH) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> datetime:
+        self.now += timedelta(seconds=seconds)
+        return self.now
+
+    def set(self, when: datetime) -> datetime:
+        """Move to ``when`` (never backwards)."""
+        if when > self.now:
+            self.now = when
+        return self.now
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+def make_service(engine: Engine, clock: FakeClock | None = None, **settings: Any) -> Service:
+    """A ``Service`` on ``engine`` whose time is the fake clock (settings may be overridden)."""
+    base = {"cpu_delay": 1.0, "group_timeout": 60, "next_round_delay": 5.0,
+            "default_language": "de"}
+    base.update(settings)
+    return Service(engine, Settings(**base), clock=clock or FakeClock())
+
+
+@pytest.fixture
+def service(db_engine: Engine, clock: FakeClock) -> Service:
+    return make_service(db_engine, clock)
+
+
+# ---------------------------------------------------------------------------------- transport
+
+Rows = list[list[list[str]]]
+
+
+@dataclass
+class Message:
+    id: str
+    text: str
+    rows: Rows
+
+    def labels(self) -> list[str]:
+        return [b[0] for row in self.rows for b in row]
+
+    def data(self) -> list[str]:
+        return [b[1] for row in self.rows for b in row]
+
+    def everything(self) -> str:
+        """Text and button labels: what a reader of this message sees."""
+        return "\n".join([self.text, *self.labels()])
+
+
+@dataclass
+class RecordingTransport:
+    """A transport that records every call and keeps the messages each chat shows.
+
+    ``fail_next(method, exc)`` makes the next call of ``send``/``edit``/``delete`` raise ``exc``.
+    Editing a message that is not (or no longer) there raises ``MessageGone``, like a platform.
+    """
+
+    calls: list[tuple[Any, ...]] = field(default_factory=list)
+    chats: dict[str, dict[str, Message]] = field(default_factory=dict)
+    failures: list[tuple[str, Exception]] = field(default_factory=list)
+    counter: int = 0
+
+    def fail_next(self, method: str, exc: Exception) -> None:
+        self.failures.append((method, exc))
+
+    def _maybe_fail(self, method: str) -> None:
+        for i, (m, exc) in enumerate(self.failures):
+            if m == method:
+                del self.failures[i]
+                raise exc
+
+    def send(self, chat: str, text: str, rows: Rows) -> str:
+        self._maybe_fail("send")
+        self.counter += 1
+        mid = str(self.counter)
+        self.calls.append(("send", chat, mid, text, rows))
+        self.chats.setdefault(chat, {})[mid] = Message(mid, text, rows)
+        return mid
+
+    def edit(self, chat: str, message_id: str, text: str, rows: Rows) -> None:
+        self._maybe_fail("edit")
+        self.calls.append(("edit", chat, message_id, text, rows))
+        shown = self.chats.get(chat, {})
+        if message_id not in shown:
+            raise MessageGone(message_id)
+        shown[message_id] = Message(message_id, text, rows)
+
+    def delete(self, chat: str, message_id: str) -> None:
+        self._maybe_fail("delete")
+        self.calls.append(("delete", chat, message_id))
+        self.chats.get(chat, {}).pop(message_id, None)
+
+    # what a chat shows ------------------------------------------------------------------
+    def messages(self, chat: str) -> list[Message]:
+        """The messages a chat shows now, oldest first."""
+        return list(self.chats.get(chat, {}).values())
+
+    def texts(self, chat: str) -> list[str]:
+        return [m.text for m in self.messages(chat)]
+
+    def buttons(self, chat: str, table_id: int | None = None) -> list[tuple[str, str]]:
+        """(label, data) of every button the chat shows, newest message last."""
+        prefix = f"v1:{table_id}:" if table_id is not None else ""
+        return [(b[0], b[1]) for m in self.messages(chat) for row in m.rows for b in row
+                if b[1].startswith(prefix)]
+
+    def methods(self) -> list[str]:
+        return [c[0] for c in self.calls]
+
+
+class Postman:
+    """Delivers a platform's pending outbox rows into a transport (the adapter's job)."""
+
+    def __init__(self, engine: Engine, transport: RecordingTransport | None = None,
+                 platform: str = PLATFORM, clock: FakeClock | None = None) -> None:
+        self.clock = clock or FakeClock()
+        self.transport = transport or RecordingTransport()
+        self.store = OutboxStore(engine, platform, clock=self.clock)
+
+    def deliver(self) -> int:
+        """Deliver everything pending now; returns how many rows were handled."""
+        items = self.store.pending(now=self.clock())
+        for item in items:
+            deliver(self.store, item, self.transport)
+        return len(items)
+
+
+@pytest.fixture
+def transport() -> RecordingTransport:
+    return RecordingTransport()
+
+
+# ---------------------------------------------------------------------------------- cards
+
+_CARD_RE = re.compile(r"(?<![0-9A-Za-z])(10|[2-9JQKA])([♣♠♥♦])")
+
+
+def card_symbols(text: str) -> set[str]:
+    """Every card symbol (``K♥``, ``10♠``) written in a text."""
+    return {m.group(1) + m.group(2) for m in _CARD_RE.finditer(text)}
