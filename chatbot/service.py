@@ -22,7 +22,7 @@ from sqlmodel import Session, col, select
 
 import fsm
 from engine import GAMES
-from engine.bots import LEVELS, levels_for, strongest_level
+from engine.bots import LEVELS, levels_for
 from storage.db import utcnow
 from storage.models import (
     Chat,
@@ -537,7 +537,7 @@ class Service:
         elif table.fsm_state in fsm.PLAYING:
             # Leaving a running game: the CPU takes the seat over for the rest of it.
             seat.player_id, seat.is_cpu, seat.away = None, True, False
-            seat.cpu_level = strongest_level(table.game)
+            seat.cpu_level = "normal"
             seat.name = f"🤖 {seat.name}"
             ctx.session.add(seat)
             if all(s.is_cpu for s in seats):
@@ -864,7 +864,9 @@ class Service:
         model = self._model(table, seats)
         seat_no = model.game.to_act(model.engine_state)
         seat = next(s for s in seats if s.seat_no == seat_no)
-        level = (seat.cpu_level or "normal") if seat.is_cpu else strongest_level(table.game)
+        # A CPU seat plays at its level; a timed-out or away player is played at Normal
+        # (RULES.md §1), or the nearest weaker level a game has.
+        level = (seat.cpu_level or "normal") if seat.is_cpu else "normal"
         rng = random.Random(f"{table.seed}:{table.version}")
         code = fsm.cpu_action(model, level, rng)
         actor = "cpu" if seat.is_cpu else ("timeout" if timed_out else "away")
