@@ -40,9 +40,11 @@ def _btn(table: GameTable, label: str, code: str) -> tuple[str, str]:
     return (label, buttons.encode(table.id, table.version, code))  # type: ignore[arg-type]
 
 
-def _log_lines(table: GameTable, seats: list[Seat], lang: str, limit: int = 3) -> list[str]:
+def _log_lines(table: GameTable, seats: list[Seat], lang: str, limit: int = 3,
+               group: bool = False) -> list[str]:
     p = presenter(table.game)
-    texts = [p.event_text(e, _names(seats), lang) for e in (table.log or [])]
+    text_of = (getattr(p, "group_event_text", None) if group else None) or p.event_text
+    texts = [text_of(e, _names(seats), lang) for e in (table.log or [])]
     texts = [t for t in texts if t][-limit:]
     return [f"· {t}" for t in texts]
 
@@ -96,7 +98,7 @@ def render_table(table: GameTable, seats: list[Seat], model: fsm.TableModel, lan
     on_turn = game.to_act(state)
     if on_turn is not None:
         lines.append(tr(lang, "on_turn", name=names[on_turn]))
-    lines += _log_lines(table, seats, lang)
+    lines += _log_lines(table, seats, lang, group=True)
     missing = [s for s in seats if not s.is_cpu and s.player_id
                and not (players.get(s.player_id) and players[s.player_id].private_chat_id)]
     if missing and start_link is not None:

@@ -15,6 +15,8 @@ A presenter module offers (see ``schwimmen`` for the reference):
 - optional ``ui_press(state, seat, ui, arg, lang)`` → ``(new_ui, action_code | None,
   answer | None)``: a server-side selection (raise ``ValueError`` with a short reason);
 - ``event_text(event_dict, names, lang)`` → one line for a public event, or ``None``;
+  optional ``group_event_text(event_dict, names, lang)`` for the group table message, which
+  must never name a card that is in a hand (defaults to ``event_text``);
 - ``result_lines(state, names, lang, table_options)`` → the round/game result (posted once
   when a round ends; may show the hands revealed at showdown);
 - ``winners(state)`` → seats; ``standings(state, names)`` → list of dicts for the result row.

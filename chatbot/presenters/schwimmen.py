@@ -29,6 +29,8 @@ register("de", {
     "sw.knock": "Klopfen",
     "sw.ev.swap": "{name} tauscht {give} gegen {take}.",
     "sw.ev.swap_all": "{name} tauscht alle drei Karten ({take}).",
+    "sw.ev.swap_hidden": "{name} tauscht eine Karte.",
+    "sw.ev.swap_all_hidden": "{name} tauscht alle drei Karten.",
     "sw.ev.pass": "{name} schiebt.",
     "sw.ev.knock": "{name} klopft!",
     "sw.ev.knock_again": "{name} klopft noch einmal.",
@@ -68,6 +70,8 @@ register("en", {
     "sw.knock": "Knock",
     "sw.ev.swap": "{name} swaps {give} for {take}.",
     "sw.ev.swap_all": "{name} swaps all three cards ({take}).",
+    "sw.ev.swap_hidden": "{name} swaps a card.",
+    "sw.ev.swap_all_hidden": "{name} swaps all three cards.",
     "sw.ev.pass": "{name} passes.",
     "sw.ev.knock": "{name} knocks!",
     "sw.ev.knock_again": "{name} knocks again.",
@@ -184,6 +188,19 @@ def event_text(event: dict[str, Any], names: list[str], lang: str) -> str | None
     if kind == "knock":
         return tr(lang, "sw.ev.knock_again" if data.get("again") else "sw.ev.knock", name=name)
     return None
+
+
+def group_event_text(event: dict[str, Any], names: list[str], lang: str) -> str | None:
+    """``event_text`` for the group table message: it never names a card that went into a hand
+    (a taken card stays in a hand, and a laid-off card may be taken later)."""
+    from ..i18n import tr
+    kind, seat = event["kind"], event.get("seat")
+    name = names[seat] if seat is not None and 0 <= seat < len(names) else "?"
+    if kind == "swap":
+        return tr(lang, "sw.ev.swap_hidden", name=name)
+    if kind == "swap_all":
+        return tr(lang, "sw.ev.swap_all_hidden", name=name)
+    return event_text(event, names, lang)
 
 
 def result_lines(state: game.State, names: list[str], lang: str,

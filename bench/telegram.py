@@ -1,0 +1,201 @@
+"""Telegram throughput benchmark: one real bot process against the fake Bot API server.
+
+    python bench/telegram.py [--tables 100] [--waves 10] [--skip-postgres]
+
+For each database (SQLite file, PostgreSQL) it starts ``stammtisch telegram`` against the fake
+server (a separate process), opens ``--tables`` private Schwimmen tables, then presses a move
+button on every table in waves. It reports updates handled per second (from the moment the bot
+fetched a wave's first update to its last answered button press, CPU replies included) and the
+p50/p99 time from an update being handed to the bot (getUpdates) to the bot's first API call for
+it (answerCallbackQuery). The same harness runs a bare python-telegram-bot echo bot
+(``bench/baseline/echo_bot.py``) as the baseline and prints our throughput as a ratio of it. Prints
+figures only; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.fakes.telegram_api import FakeBotApiProcess  # noqa: E402
+
+TOKEN = "123456:BENCH"
+PG_SERVER = os.environ.get("TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+def _bin(name: str) -> str:
+    return str(Path(sys.executable).parent / name)
+
+
+def _table_message(fake, chat: int) -> dict | None:
+    msgs = [m for m in fake.messages(chat) if not m.get("deleted") and m.get("reply_markup")]
+    for m in reversed(msgs):
+        datas = [b.get("callback_data", "") for row in m["reply_markup"]["inline_keyboard"]
+                 for b in row]
+        if any(d.startswith("v1:") and not d.startswith("v1:0:") for d in datas):
+            return m
+    return None
+
+
+def _pick(message: dict, rng: random.Random) -> str | None:
+    datas = [b["callback_data"] for row in message["reply_markup"]["inline_keyboard"]
+             for b in row]
+    moves = [d for d in datas if d.rsplit(":", 1)[-1] not in ("again", "back", "cards")]
+    nxt = [d for d in moves if d.endswith(":next")]
+    if nxt:
+        return nxt[0]
+    return rng.choice(moves) if moves else None
+
+
+def _latencies(fake, uids: set[int]) -> tuple[list[float], float, float]:
+    """Per-update latency (s), and the wave's first delivery / last answer times."""
+    delivered: dict[int, float] = {}
+    qid_to_uid: dict[str, int] = {}
+    for call in fake.calls("getUpdates"):
+        for upd in (call.get("response") or {}).get("result") or []:
+            uid = upd["update_id"]
+            if uid in uids and uid not in delivered:
+                delivered[uid] = call["time"]
+                if "callback_query" in upd:
+                    qid_to_uid[upd["callback_query"]["id"]] = uid
+    answered: dict[int, float] = {}
+    for call in fake.calls("answerCallbackQuery"):
+        uid = qid_to_uid.get(str(call["params"].get("callback_query_id")))
+        if uid is not None and uid not in answered:
+            answered[uid] = call["time"]
+    lat = [answered[u] - delivered[u] for u in answered if u in delivered]
+    first = min(delivered.values()) if delivered else 0.0
+    last = max(answered.values()) if answered else 0.0
+    return lat, first, last
+
+
+def _wait(pred, timeout: float, what: str) -> None:
+    end = time.time() + timeout
+    while time.time() < end:
+        if pred():
+            return
+        time.sleep(0.05)
+    raise SystemExit(f"timed out waiting for {what}")
+
+
+def run_case(label: str, command: list[str], env: dict[str, str], tables: int, waves: int,
+             setup: str) -> dict[str, float]:
+    """Start a fake server and a bot; play ``waves`` presses on ``tables`` chats."""
+    rng = random.Random(7)
+    with FakeBotApiProcess(token=TOKEN, args=("--max-calls", "400000")) as fake, \
+            tempfile.TemporaryDirectory() as tmp:
+        full_env = {**os.environ, **env, "TELEGRAM_TOKEN": TOKEN, "TELEGRAM_BASE_URL": fake.url}
+        proc = subprocess.Popen(command, env=full_env, cwd=tmp, stdout=subprocess.DEVNULL,
+                                stderr=open(Path(tmp) / "bot.log", "w"))
+        try:
+            _wait(lambda: fake.calls("getMe") and (fake.calls("setMyCommands") or "echo" in label)
+                  or proc.poll() is not None, 60, "the bot to start")
+            if proc.poll() is not None:
+                raise SystemExit((Path(tmp) / "bot.log").read_text()[-3000:])
+            chats = list(range(10_001, 10_001 + tables))
+            with ThreadPoolExecutor(8) as pool:
+                list(pool.map(lambda c: fake.send_text(c, c, setup), chats))
+            _wait(lambda: all(_table_message(fake, c) for c in chats), 120, "the tables")
+            lat_all: list[float] = []
+            busy = 0.0
+            handled = 0
+            for _ in range(waves):
+                current = {c: _table_message(fake, c) for c in chats}
+                presses = [(c, m["message_id"], _pick(m, rng)) for c, m in current.items() if m]
+                presses = [p for p in presses if p[2]]
+                with ThreadPoolExecutor(8) as pool:
+                    uids = set(pool.map(lambda p: fake.press(p[0], p[0], p[1], p[2],
+                                                              check_data=False), presses))
+
+                def all_answered(uids=uids) -> bool:
+                    return all((fake.query_answer(u) or {}).get("answered") for u in uids)
+
+                _wait(all_answered, 120, "answers")
+                # Let CPU replies and edits settle before the next wave.
+                _wait(lambda: all(_table_message(fake, c) is not None for c in chats), 60,
+                      "tables to settle")
+                time.sleep(0.3)
+                lat, first, last = _latencies(fake, uids)
+                lat_all += lat
+                busy += max(0.0, last - first)
+                handled += len(uids)
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    lat_ms = sorted(x * 1000 for x in lat_all)
+    p50 = statistics.median(lat_ms)
+    p99 = lat_ms[min(len(lat_ms) - 1, int(len(lat_ms) * 0.99))]
+    rate = handled / busy if busy else float("nan")
+    print(f"{label:28s} {rate:8.0f} updates/s   p50 {p50:6.1f} ms   p99 {p99:6.1f} ms   "
+          f"({handled} updates, {tables} tables)")
+    return {"rate": rate, "p50": p50, "p99": p99}
+
+
+def _pg_database() -> tuple[str, str]:
+    import psycopg
+
+    name = f"stammtisch_bench_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(PG_SERVER, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    base = PG_SERVER.rsplit("/", 1)[0]
+    return f"{base}/{name}", name
+
+
+def _drop_pg(name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(PG_SERVER, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--tables", type=int, default=100)
+    parser.add_argument("--waves", type=int, default=10)
+    parser.add_argument("--skip-postgres", action="store_true")
+    args = parser.parse_args()
+    common = {"CPU_DELAY": "0", "TELEGRAM_CHAT_INTERVAL": "0", "LOG_LEVEL": "WARNING",
+              "TELEGRAM_GLOBAL_PER_SECOND": "100000", "TELEGRAM_GROUP_PER_MINUTE": "100000"}
+    setup = "/new schwimmen 1 anfaenger"
+    print(f"{args.tables} active private Schwimmen tables, {args.waves} waves of one button "
+          f"press per table; the fake Bot API server runs as its own process")
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        results["sqlite"] = run_case(
+            "stammtisch (SQLite)", [_bin("stammtisch"), "telegram"],
+            {**common, "DATABASE_URL": f"sqlite:///{tmp}/bench.db"}, args.tables, args.waves,
+            setup)
+    if not args.skip_postgres:
+        url, name = _pg_database()
+        try:
+            results["postgres"] = run_case(
+                "stammtisch (PostgreSQL)", [_bin("stammtisch"), "telegram"],
+                {**common, "DATABASE_URL": url}, args.tables, args.waves, setup)
+        finally:
+            _drop_pg(name)
+    results["echo"] = run_case(
+        "bare PTB echo bot (baseline)", [sys.executable, str(ROOT / "bench" / "baseline" / "echo_bot.py")],
+        common, args.tables, args.waves, "/start")
+    for key in ("sqlite", "postgres"):
+        if key in results:
+            ratio = results[key]["rate"] / results["echo"]["rate"]
+            print(f"ratio {key} / echo baseline: {ratio:.2f}")
+
+
+if __name__ == "__main__":
+    main()
