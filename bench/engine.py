@@ -75,21 +75,46 @@ def step_cost(game_id: str, seats: int, steps: int = 200_000, seed: int = 2) -> 
     return (time.perf_counter() - start) / n * 1e6
 
 
+def movegen_rate(game_id: str, seats: int, seconds: float, seed: int = 3) -> float:
+    """Complete legal-move generations per second over positions of random play."""
+    game = GAMES[game_id]
+    rng = random.Random(seed)
+    positions = []
+    state = game.new_game(seats, seed=seed)
+    while len(positions) < 1000:
+        if game.phase(state) in ROUND_OVER:
+            state = game.new_game(seats, seed=rng.randrange(2**40))
+            continue
+        positions.append(state)
+        state, _ = game.apply(state, rng.choice(game.legal_actions(state)))
+    legal_actions = game.legal_actions
+    n = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for pos in positions:
+            legal_actions(pos)
+        n += len(positions)
+    return n / (time.perf_counter() - start)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--profile", action="store_true", help="print a cProfile of one run")
     parser.add_argument("--games", default=",".join(GAMES))
+    parser.add_argument("--movegen", type=float, default=2.0,
+                        help="seconds for the legal-move generations/s figure")
     args = parser.parse_args()
     print(f"Python {platform.python_version()} on {platform.machine()}, one core, pure Python")
-    plan = {"schwimmen": [2, 3, 4]}
+    plan = {"schwimmen": [2, 3, 4], "scat": [2, 4, 7], "runfast": [3], "climbing": [4]}
     for game_id in args.games.split(","):
         for seats in plan.get(game_id, []):
             r = random_rounds(game_id, seats, args.seconds)
             cost = step_cost(game_id, seats)
+            gens = movegen_rate(game_id, seats, args.movegen)
             print(f"{game_id:10s} {seats} players: {r['rounds_per_s']:8.0f} random complete "
                   f"rounds/s ({r['moves_per_round']:.1f} moves/round), "
-                  f"legal_actions+apply {cost:.2f} µs")
+                  f"legal_actions+apply {cost:.2f} µs, {gens:,.0f} legal-move generations/s")
     if args.profile:
         prof = cProfile.Profile()
         prof.enable()

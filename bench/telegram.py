@@ -95,10 +95,10 @@ def run_case(label: str, command: list[str], env: dict[str, str], tables: int, w
     """Start a fake server and a bot; play ``waves`` presses on ``tables`` chats."""
     rng = random.Random(7)
     with FakeBotApiProcess(token=TOKEN, args=("--max-calls", "400000")) as fake, \
-            tempfile.TemporaryDirectory() as tmp:
+            tempfile.TemporaryDirectory() as tmp, open(Path(tmp) / "bot.log", "w") as log:
         full_env = {**os.environ, **env, "TELEGRAM_TOKEN": TOKEN, "TELEGRAM_BASE_URL": fake.url}
         proc = subprocess.Popen(command, env=full_env, cwd=tmp, stdout=subprocess.DEVNULL,
-                                stderr=open(Path(tmp) / "bot.log", "w"))
+                                stderr=log)
         try:
             _wait(lambda: fake.calls("getMe") and (fake.calls("setMyCommands") or "echo" in label)
                   or proc.poll() is not None, 60, "the bot to start")
