@@ -314,11 +314,14 @@ class Service:
 
     def _cmd_new(self, ctx: _Ctx, chat: Chat, player: Player, user: UserRef,
                  args: str) -> Outcome:
-        parts = args.lower().split()
+        words = args.lower().split()
+        parts = [w for w in words if "=" not in w]
         if self._open_table(ctx.session, chat) is not None and chat.kind == "group":
             raise Refusal(tr(ctx.lang, "busy_table"), alert=False)
         if parts and parts[0] in PRESENTERS:
-            return self._menu_press(ctx, chat, player, user, "g." + ".".join(parts[:3]))
+            opts = self._option_words(ctx, parts[0], [w for w in words if "=" in w])
+            return self._menu_press(ctx, chat, player, user, "g." + ".".join(parts[:3]),
+                                    engine_options=opts)
         rows = [[(presenter(g).NAMES.get(ctx.lang, g), buttons.encode(0, 0, f"g.{g}"))]
                 for g in PRESENTERS]
         self._say(ctx, chat, tr(ctx.lang, "choose_game"), rows, slot="menu", repost=True)
@@ -346,8 +349,21 @@ class Service:
         return Outcome(tr(ctx.lang, "stopped"), table_id=table.id, changed=True)
 
     # ------------------------------------------------------------------ menus (no table yet)
+    @staticmethod
+    def _option_words(ctx: _Ctx, game_id: str, words: list[str]) -> dict[str, Any]:
+        """Engine options given as ``key=value`` after ``/new <game>`` (per OPTION_CHOICES)."""
+        choices = getattr(presenter(game_id), "OPTION_CHOICES", {})
+        out: dict[str, Any] = {}
+        for word in words:
+            key, _, value = word.partition("=")
+            match = [v for v in choices.get(key, []) if str(v).lower() == value]
+            if not match:
+                raise Refusal(tr(ctx.lang, "unknown_command"), alert=False)
+            out[key] = match[0]
+        return out
+
     def _menu_press(self, ctx: _Ctx, chat: Chat, player: Player, user: UserRef,
-                    code: str) -> Outcome:
+                    code: str, engine_options: dict[str, Any] | None = None) -> Outcome:
         parts = code.split(".")
         if parts[0] == "lang" and len(parts) == 2 and parts[1] in LANGUAGES:
             return self._set_language(ctx, chat, user, parts[1])
@@ -359,7 +375,7 @@ class Service:
         if chat.kind == "group":
             if self._open_table(ctx.session, chat) is not None:
                 raise Refusal(tr(ctx.lang, "busy_table"))
-            return self._open_lobby(ctx, chat, player, game_id)
+            return self._open_lobby(ctx, chat, player, game_id, engine_options)
         if len(parts) == 2:  # how many CPU opponents?
             counts = range(max(1, game.MIN_SEATS - 1), game.MAX_SEATS)
             rows = [[(str(n), buttons.encode(0, 0, f"g.{game_id}.{n}")) for n in counts]]
@@ -381,7 +397,9 @@ class Service:
             locked = self._lock_table(ctx.session, old.id)  # type: ignore[arg-type]
             if locked is not None and locked.fsm_state in fsm.OPEN:
                 self._stop_table(ctx, locked)
-        table = self.create_private_table(ctx, chat, player, game_id, n, level)
+        table = self.create_private_table(ctx, chat, player, game_id, n, level,
+                                          options={"engine": engine_options}
+                                          if engine_options else None)
         return Outcome(None, table_id=table.id, changed=True)
 
     def create_private_table(self, ctx: _Ctx, chat: Chat, player: Player, game_id: str,
@@ -415,8 +433,10 @@ class Service:
         ctx.session.flush()
         return table
 
-    def _open_lobby(self, ctx: _Ctx, chat: Chat, player: Player, game_id: str) -> Outcome:
-        table = self._new_table(ctx, chat, player, game_id, private=False)
+    def _open_lobby(self, ctx: _Ctx, chat: Chat, player: Player, game_id: str,
+                    engine_options: dict[str, Any] | None = None) -> Outcome:
+        table = self._new_table(ctx, chat, player, game_id, private=False,
+                                options={"engine": engine_options} if engine_options else None)
         ctx.session.add(Seat(table_id=table.id, seat_no=0, player_id=player.id,
                              name=player.name))
         ctx.session.flush()
@@ -474,7 +494,7 @@ class Service:
         else:
             seat.ui = new_ui
             ctx.session.add(seat)
-            self._emit(ctx, table, seats)
+            self._emit(ctx, table, seats, model)
         return Outcome(answer, table_id=table.id, changed=action is not None)
 
     def _is_seated(self, ctx: _Ctx, table: GameTable, player: Player) -> bool:
@@ -653,7 +673,7 @@ class Service:
         model = self._model(table, seats)
         self._schedule(ctx, table, seats, model)
         self._bump(ctx, table)
-        self._emit(ctx, table, seats)
+        self._emit(ctx, table, seats, model)
         return Outcome(tr(ctx.lang, "you_are_back"), table_id=table.id, changed=True)
 
     def _ui_again(self, ctx, table, seats, player, user, code) -> Outcome:
@@ -750,7 +770,7 @@ class Service:
             self._finish(ctx, table, seats, model)
         self._schedule(ctx, table, seats, model)
         self._bump(ctx, table)
-        self._emit(ctx, table, seats)
+        self._emit(ctx, table, seats, model)
 
     def _finish(self, ctx: _Ctx, table: GameTable, seats: list[Seat],
                 model: fsm.TableModel) -> None:
@@ -778,9 +798,18 @@ class Service:
             elif table.turn_timeout > 0:
                 table.deadline_kind = "remind"
                 table.next_deadline = ctx.now + timedelta(seconds=table.turn_timeout / 2)
-        elif model.state == fsm.PAYOUT and (not table.is_private or self._all_cpu(seats)):
+        elif model.state == fsm.PAYOUT and (not table.is_private or self._all_cpu(seats)
+                                            or self._humans_out(seats, model)):
             table.deadline_kind = "next"
             table.next_deadline = ctx.now + timedelta(seconds=self.settings.next_round_delay)
+
+    @staticmethod
+    def _humans_out(seats: list[Seat], model: fsm.TableModel) -> bool:
+        """Every person at the table is out of the game: the CPUs play on by themselves."""
+        out = getattr(model.engine_state, "out", None)
+        if out is None:
+            return False
+        return all(out[s.seat_no] for s in seats if not s.is_cpu and s.seat_no < len(out))
 
     @staticmethod
     def _all_cpu(seats: list[Seat]) -> bool:
@@ -908,13 +937,14 @@ class Service:
         if lines:
             self._say(ctx, chat, "\n".join(lines))
 
-    def _emit(self, ctx: _Ctx, table: GameTable, seats: list[Seat]) -> None:
+    def _emit(self, ctx: _Ctx, table: GameTable, seats: list[Seat],
+              model: fsm.TableModel | None = None) -> None:
         """Queue the table's current views: the table message and each player's private view."""
         from .views import render_private, render_table
         chat = ctx.session.get(Chat, table.chat_id)
         if chat is None:
             return
-        model = self._model(table, seats)
+        model = model or self._model(table, seats)
         players = {p.id: p for p in ctx.session.exec(select(Player).where(
             col(Player.id).in_([s.player_id for s in seats if s.player_id]))).all()}
         lang = self._lang(chat, None)

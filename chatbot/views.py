@@ -108,8 +108,12 @@ def render_table(table: GameTable, seats: list[Seat], model: fsm.TableModel, lan
     if table.fsm_state == fsm.PAYOUT:
         row.append(_btn(table, tr(lang, "next_round"), "next"))
     rows.append(row)
-    if any(s.away for s in seats):
+    away = [s for s in seats if s.away and not s.is_cpu]
+    if away:
         rows.append([_btn(table, tr(lang, "im_back"), "back")])
+        # The opener or an admin may remove an absent player (the CPU keeps the seat).
+        rows.append([_btn(table, tr(lang, "kick", name=s.name), f"kick.{s.seat_no}")
+                     for s in away])
     return View("\n".join(lines), rows)
 
 

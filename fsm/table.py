@@ -154,13 +154,14 @@ def fire(model: TableModel, trigger: str, **kwargs: Any) -> list[Event]:
     model unchanged when the trigger does not apply.
     """
     model.events, model.error, model._candidate = [], None, None
+    event = MACHINE.events.get(trigger)
+    if event is None:
+        raise TransitionRefused(f"unknown trigger {trigger!r}")
     try:
-        ok = MACHINE.events[trigger].trigger(model, **kwargs)
+        ok = event.trigger(model, **kwargs)
     except MachineError as exc:
         raise TransitionRefused(f"{trigger} is not possible while the table is {model.state}") \
             from exc
-    except KeyError as exc:
-        raise TransitionRefused(f"unknown trigger {trigger!r}") from exc
     finally:
         model._candidate = None
     if not ok:

@@ -15,11 +15,14 @@ and keeps what each chat shows) and ``Postman`` (delivers the outbox into a tran
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import re
+import shutil
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -69,7 +72,8 @@ def _require_pg() -> None:
                 conn.execute("SELECT 1")
             _pg_status["error"] = None
         except Exception as exc:  # any failure to connect means: no PostgreSQL here
-            _pg_status["error"] = f"{type(exc).__name__}: {exc}".strip()
+            first_line = (str(exc).strip().splitlines() or [""])[0]
+            _pg_status["error"] = f"{type(exc).__name__}: {first_line}"
     error = _pg_status["error"]
     if error is not None:
         message = f"PostgreSQL unreachable at {pg_url()}: {error}"
@@ -91,6 +95,8 @@ def _admin_exec(sql: str) -> None:
 def _create_database(template: str | None = None) -> str:
     name = f"stammtisch_t_{os.getpid()}_{next(_db_counter)}_{uuid.uuid4().hex[:8]}"
     _admin_exec(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else ""))
+    # Tests need no durability across a server crash: commits need not wait for the disk.
+    _admin_exec(f'ALTER DATABASE "{name}" SET synchronous_commit = off')
     return name
 
 
@@ -98,18 +104,46 @@ def _drop_database(name: str) -> None:
     _admin_exec(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+class _DatabasePool:
+    """Fresh copies of the migrated template, one made ahead in the background while a test
+    runs; used ones are dropped in the background too."""
+
+    def __init__(self, template: str) -> None:
+        self.template = template
+        self.maker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pg-create")
+        self.dropper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pg-drop")
+        self.ahead: Future[str] | None = None
+
+    def take(self) -> str:
+        ahead = self.ahead or self.maker.submit(_create_database, self.template)
+        self.ahead = self.maker.submit(_create_database, self.template)
+        return ahead.result()
+
+    def give_back(self, name: str) -> None:
+        self.dropper.submit(_drop_database, name)
+
+    def close(self) -> None:
+        if self.ahead is not None:
+            with contextlib.suppress(Exception):  # the server went away: nothing to clean up
+                self.give_back(self.ahead.result())
+        self.maker.shutdown(wait=True)
+        self.dropper.shutdown(wait=True)
+
+
 @pytest.fixture(scope="session")
-def _pg_template() -> Iterator[str]:
-    """A migrated database that each test's database is copied from (fast, and still real)."""
+def _pg_pool() -> Iterator[_DatabasePool]:
+    """A migrated template database that each test's database is copied from (fast and real)."""
     _require_pg()
-    name = _create_database()
-    engine = make_engine(_url_for_db(name))
+    template = _create_database()
+    engine = make_engine(_url_for_db(template))
     try:
         migrate(engine)
     finally:
         engine.dispose()
-    yield name
-    _drop_database(name)
+    pool = _DatabasePool(template)
+    yield pool
+    pool.close()
+    _drop_database(template)
 
 
 @pytest.fixture
@@ -117,25 +151,37 @@ def sqlite_url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'stammtisch.db'}"
 
 
-@pytest.fixture
-def sqlite_engine(sqlite_url: str) -> Iterator[Engine]:
-    engine = make_engine(sqlite_url)
+@pytest.fixture(scope="session")
+def _sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A migrated SQLite file that each test's database starts as a copy of (fast)."""
+    path = tmp_path_factory.mktemp("sqlite-template") / "template.db"
+    engine = make_engine(f"sqlite:///{path}")
     migrate(engine)
+    engine.dispose()  # the last connection checkpoints the WAL into the file
+    return path
+
+
+@pytest.fixture
+def sqlite_engine(sqlite_url: str, _sqlite_template: Path) -> Iterator[Engine]:
+    """A migrated SQLite file of this test's own (WAL, busy timeout, BEGIN IMMEDIATE)."""
+    shutil.copyfile(_sqlite_template, make_url(sqlite_url).database)  # type: ignore[arg-type]
+    engine = make_engine(sqlite_url)
+    migrate(engine)  # already at head: checks the revision and does nothing
     yield engine
     engine.dispose()
 
 
 @pytest.fixture
-def pg_engine(_pg_template: str) -> Iterator[Engine]:
+def pg_engine(_pg_pool: _DatabasePool) -> Iterator[Engine]:
     """A clean PostgreSQL database of this test's own, migrated; dropped afterwards."""
-    name = _create_database(template=_pg_template)
+    name = _pg_pool.take()
     engine = make_engine(_url_for_db(name))
     try:
         migrate(engine)
         yield engine
     finally:
         engine.dispose()
-        _drop_database(name)
+        _pg_pool.give_back(name)
 
 
 @pytest.fixture
@@ -300,10 +346,12 @@ class Postman:
 
     def deliver(self) -> int:
         """Deliver everything pending now; returns how many rows were handled."""
-        items = self.store.pending(now=self.clock())
-        for item in items:
-            deliver(self.store, item, self.transport)
-        return len(items)
+        handled = 0
+        while items := self.store.pending(now=self.clock()):
+            for item in items:
+                deliver(self.store, item, self.transport)
+            handled += len(items)
+        return handled
 
 
 @pytest.fixture

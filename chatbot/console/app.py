@@ -87,7 +87,7 @@ class ConsoleGame:
 
     def __init__(self, service: Service, game_id: str, players: int, level: str,
                  lang: str = "de", read: Callable[[str], str] | None = None,
-                 out: TextIO | None = None) -> None:
+                 out: TextIO | None = None, options: dict[str, object] | None = None) -> None:
         if game_id not in GAMES:
             raise SystemExit(f"unknown game {game_id!r}; choose from {', '.join(GAMES)}")
         game = GAMES[game_id]
@@ -96,6 +96,7 @@ class ConsoleGame:
         if level not in LEVELS:
             raise SystemExit(f"unknown level {level!r}; choose from {', '.join(LEVELS)}")
         self.service, self.game_id, self.players, self.level = service, game_id, players, level
+        self.options = dict(options or {})  # engine options of a new table (``hands=8``)
         self.lang = lang
         self.out = out or sys.stdout
         self.read = read or input
@@ -139,8 +140,9 @@ class ConsoleGame:
                 self.table_id = t.id
                 self.service.resend(t.id)
                 return
+        words = "".join(f" {k}={v}" for k, v in self.options.items())
         out = self.service.command(CHAT, self.user, "new",
-                                   f"{self.game_id} {self.players - 1} {self.level}")
+                                   f"{self.game_id} {self.players - 1} {self.level}{words}")
         if not out.ok:
             raise SystemExit(out.text or "could not open a table")
         self.table_id = out.table_id
@@ -166,7 +168,9 @@ class ConsoleGame:
                 continue
             answer = self.read(self.t("choose", n=len(choices))).strip().lower()
             if answer in ("q", "quit", "exit", "beenden"):
-                self.out.write(self.t("bye", game=self.game_id) + "\n")
+                # a finished table offers only "play again": quitting there ends the game
+                bye = self.t("done") if finished else self.t("bye", game=self.game_id)
+                self.out.write(bye + "\n")
                 return 0
             if not answer.isdigit() or not 1 <= int(answer) <= len(choices):
                 self.out.write(self.t("bad", n=len(choices)) + "\n")
