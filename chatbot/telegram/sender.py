@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import time
 from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, MessageEntity
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 
 from ..outbox import (
@@ -79,6 +80,33 @@ def keyboard(rows: list[list[list[str]]]) -> InlineKeyboardMarkup | None:
                                   for label, data in row] for row in rows])
 
 
+_MENTION = re.compile(r"\[([^\[\]]+)\]\((tg://user\?id=\d+)\)")
+
+
+def _u16(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
+
+
+def mentions(text: str) -> tuple[str, list[MessageEntity] | None]:
+    """The service writes mentions as ``[name](tg://user?id=N)``; messages go out as plain
+    text, so turn each into the bare name with a link entity (else the brackets would show)."""
+    out: list[str] = []
+    entities: list[MessageEntity] = []
+    pos = offset = 0
+    for m in _MENTION.finditer(text):
+        out.append(text[pos:m.start()])
+        offset += _u16(text[pos:m.start()])
+        entities.append(MessageEntity(MessageEntity.TEXT_LINK, offset, _u16(m.group(1)),
+                                      url=m.group(2)))
+        out.append(m.group(1))
+        offset += _u16(m.group(1))
+        pos = m.end()
+    if not entities:
+        return text, None
+    out.append(text[pos:])
+    return "".join(out), entities
+
+
 class TelegramTransport:
     """The Bot API calls behind an outbox item, with Telegram's errors mapped."""
 
@@ -110,15 +138,17 @@ class TelegramTransport:
             raise Retry(5.0, f"telegram: {exc}") from exc
 
     async def send(self, chat: str, text: str, rows: list[list[list[str]]]) -> str:
+        text, entities = mentions(text)
         msg = await self._call(chat, lambda: self.bot.send_message(
-            chat_id=int(chat), text=text, reply_markup=keyboard(rows),
+            chat_id=int(chat), text=text, entities=entities, reply_markup=keyboard(rows),
             disable_web_page_preview=True))
         return str(msg.message_id)
 
     async def edit(self, chat: str, message_id: str, text: str,
                    rows: list[list[list[str]]]) -> None:
+        text, entities = mentions(text)
         await self._call(chat, lambda: self.bot.edit_message_text(
-            chat_id=int(chat), message_id=int(message_id), text=text,
+            chat_id=int(chat), message_id=int(message_id), text=text, entities=entities,
             reply_markup=keyboard(rows), disable_web_page_preview=True))
 
     async def delete(self, chat: str, message_id: str) -> None:

@@ -1,0 +1,103 @@
+"""Whole games through the real bot process and the fake Telegram Bot API."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tests.fakes.telegram_api import FakeBotApi
+
+from .harness import (
+    TRACEBACK_MARKERS,
+    WAIT,
+    BotProcess,
+    Db,
+    GroupGame,
+    bot_texts,
+    codes,
+    play_private,
+    private_menu_to_table,
+)
+
+pytestmark = pytest.mark.e2e
+
+
+def _json(value: Any) -> Any:
+    """A JSON column read with plain SQL (SQLite gives text, PostgreSQL the value)."""
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def test_private_game_to_the_end(fake: FakeBotApi, db_url: str,
+                                 start_bot: Callable[..., BotProcess],
+                                 db_reader: Callable[[str], Db]) -> None:
+    start_bot(db_url)
+    languages = {c["params"].get("language_code") for c in fake.calls("setMyCommands")}
+    assert {"de", "en"} <= languages
+    for lang in ("de", "en"):
+        names = {c["command"] for c in fake.commands(language_code=lang)}
+        assert {"start", "new", "stop", "help", "rules"} <= names, lang
+
+    user = 4242
+    fake.send_text(user, user, "/start", user_first_name="Paula")
+    fake.wait_for(lambda: any("Stammtisch" in (m["text"] or "") for m in fake.messages(user)),
+                  WAIT, message="the greeting")
+    table_id, message_id = private_menu_to_table(fake, user, opponents=1, level="anfaenger")
+    final = play_private(fake, user, table_id, message_id, random.Random(7))
+
+    db = db_reader(db_url)
+    result = fake.wait_for(lambda: db.result(table_id), WAIT, message="the result row")
+    seats = db.seats(table_id)
+    winners = _json(result["winners"])
+    assert len(winners) == 1
+    winner = seats[winners[0]]["name"]
+    assert f"🏆 Gewinner: {winner}" in final["text"]
+    rounds = int(result["rounds"])
+    results = fake.wait_for(
+        lambda: (found := [m for m in fake.messages(user) if (m["text"] or "")
+                           .startswith("Runde ") and " vorbei" in m["text"].splitlines()[0]])
+        and any(f"🏆 {winner} gewinnt das Spiel" in m["text"] for m in found) and found,
+        WAIT, message="the final result message")
+    assert [m["text"].split()[1] for m in results] == [str(n) for n in range(1, rounds + 1)]
+    assert db.table(table_id)["fsm_state"] == "finished"
+    for t in bot_texts(fake, [user]):
+        assert not any(marker in t for marker in TRACEBACK_MARKERS), t
+
+
+def test_group_game_three_people_to_the_end(fake: FakeBotApi, sqlite_url: str,
+                                            start_bot: Callable[..., BotProcess],
+                                            db_reader: Callable[[str], Db]) -> None:
+    start_bot(sqlite_url, TURN_TIMEOUT=120)
+    names = {501: "Alma", 502: "Bruno", 503: "Cleo"}
+    game = GroupGame(fake, -5001, list(names), names, random.Random(11))
+    game.hello()
+    game.open()
+    db = db_reader(sqlite_url)
+    seats = db.seats(game.table_id)
+    assert [s["name"] for s in seats] == ["Alma", "Bruno", "Cleo"]
+    assert not any(s["is_cpu"] for s in seats)
+    # every player got a private view of the table; the group shows only the "my cards" button
+    for u in names:
+        fake.wait_for(lambda u=u: game.hand_message(u), WAIT, message=f"{names[u]}'s cards")
+    assert set(codes(game.table_message(), game.table_id)) <= {"cards", "next", "back"}
+
+    game.play_to_end(timeout=240)
+    db_moves = db.moves(game.table_id)
+    assert db_moves and {m["actor"] for m in db_moves} <= {"player", "system"}
+    result = fake.wait_for(lambda: db.result(game.table_id), WAIT, message="the result row")
+    winners = _json(result["winners"])
+    winner = names[list(names)[winners[0]]]
+    final = game.table_message()
+    assert f"🏆 Gewinner: {winner}" in final["text"]
+    assert "again" in codes(final, game.table_id)
+    fake.wait_for(lambda: any(f"🏆 {winner} gewinnt das Spiel" in (m["text"] or "")
+                              for m in fake.messages(game.group)), WAIT,
+                  message="the winner announced in the group")
+    for u in names:
+        fake.wait_for(lambda u=u: "Spiel vorbei." in (game.hand_message(u) or {}).get("text", ""),
+                      WAIT, message="game over in the private chat")
+    for t in bot_texts(fake, [game.group, *names]):
+        assert not any(marker in t for marker in TRACEBACK_MARKERS), t

@@ -1,0 +1,25 @@
+"""Small pure parts of the Telegram sender (no processes)."""
+
+from __future__ import annotations
+
+from telegram import MessageEntity
+
+from chatbot.telegram.sender import mentions
+
+
+def test_mentions_become_plain_names_with_link_entities() -> None:
+    text, entities = mentions("⏰ [Ivo](tg://user?id=8102), du bist am Zug (noch 4 s).")
+    assert text == "⏰ Ivo, du bist am Zug (noch 4 s)."
+    assert entities == [MessageEntity(MessageEntity.TEXT_LINK, 2, 3, url="tg://user?id=8102")]
+
+
+def test_mention_offsets_count_utf16_units() -> None:
+    text, entities = mentions("🂠🂠 [Zoë](tg://user?id=1) und [Al](tg://user?id=2)")
+    assert text == "🂠🂠 Zoë und Al"
+    assert [(e.offset, e.length, e.url) for e in entities or []] == \
+        [(5, 3, "tg://user?id=1"), (13, 2, "tg://user?id=2")]
+
+
+def test_text_without_mentions_is_left_alone() -> None:
+    for text in ("Runde 1 vorbei", "[x](https://example.org)", "[](tg://user?id=3)"):
+        assert mentions(text) == (text, None)
