@@ -274,11 +274,16 @@ class Service:
     # ------------------------------------------------------------------ commands
     def _cmd_start(self, ctx: _Ctx, chat: Chat, player: Player, user: UserRef,
                    args: str) -> Outcome:
-        if args.startswith("t") and args[1:].isdigit():  # deep link from a group table
-            table = ctx.session.get(GameTable, int(args[1:]))
-            if table is not None and table.fsm_state in fsm.PLAYING:
-                self._emit(ctx, table, self._seats(ctx.session, table))
         self._say(ctx, chat, tr(ctx.lang, "welcome"))
+        if chat.kind == "private":
+            # Now we may write to them: send their hand at every group table they sit at
+            # (a deep link ``/start t<id>`` comes from one of those tables).
+            tables = ctx.session.exec(select(GameTable).join(Seat, col(Seat.table_id) == col(
+                GameTable.id)).where(Seat.player_id == player.id,
+                                     col(GameTable.fsm_state).in_(fsm.PLAYING),
+                                     col(GameTable.is_private).is_(False))).all()
+            for table in tables:
+                self._emit(ctx, table, self._seats(ctx.session, table))
         return Outcome(None)
 
     def _cmd_help(self, ctx: _Ctx, chat: Chat, player: Player, user: UserRef,
