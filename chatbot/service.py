@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
@@ -154,12 +156,12 @@ class Service:
         """Record an update id; ``True`` if it was handled before."""
         if not update_key:
             return False
-        found = session.exec(select(ProcessedUpdate).where(
-            ProcessedUpdate.platform == platform, ProcessedUpdate.update_key == update_key)).first()
-        if found:
-            return True
-        session.add(ProcessedUpdate(platform=platform, update_key=update_key, at=self.clock()))
-        return False
+        # One statement: insert the key unless it is there (both SQLite and PostgreSQL).
+        insert = sqlite_insert if session.get_bind().dialect.name == "sqlite" else pg_insert
+        stmt = insert(ProcessedUpdate).values(
+            platform=platform, update_key=update_key, at=self.clock(),
+        ).on_conflict_do_nothing(index_elements=["platform", "update_key"])
+        return session.connection().execute(stmt).rowcount == 0
 
     def _chat(self, session: Session, ref: ChatRef) -> Chat:
         chat = session.exec(select(Chat).where(
@@ -950,8 +952,8 @@ class Service:
         if chat is None:
             return
         model = model or self._model(table, seats)
-        players = {p.id: p for p in ctx.session.exec(select(Player).where(
-            col(Player.id).in_([s.player_id for s in seats if s.player_id]))).all()}
+        players = {s.player_id: p for s in seats if s.player_id
+                   and (p := ctx.session.get(Player, s.player_id)) is not None}
         lang = self._lang(chat, None)
         if table.is_private:
             seat = seats[0] if seats else None
