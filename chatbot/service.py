@@ -160,8 +160,9 @@ class Service:
         insert = sqlite_insert if session.get_bind().dialect.name == "sqlite" else pg_insert
         stmt = insert(ProcessedUpdate).values(
             platform=platform, update_key=update_key, at=self.clock(),
-        ).on_conflict_do_nothing(index_elements=["platform", "update_key"])
-        return session.connection().execute(stmt).rowcount == 0
+        ).on_conflict_do_nothing(index_elements=["platform", "update_key"]).returning(
+            ProcessedUpdate.id)
+        return session.connection().execute(stmt).first() is None
 
     def _chat(self, session: Session, ref: ChatRef) -> Chat:
         chat = session.exec(select(Chat).where(
