@@ -33,7 +33,9 @@ def cmd_play(args: argparse.Namespace) -> int:
     cfg = config.load()
     lang = args.lang or cfg.default_language
     service = _service(cfg, cpu_delay=0.0, next_round_delay=0.0)
-    return ConsoleGame(service, args.game, args.players, args.level, lang=lang).run()
+    options = {"hands": args.hands} if args.hands is not None else None
+    return ConsoleGame(service, args.game, args.players, args.level, lang=lang,
+                       options=options).run()
 
 
 def cmd_telegram(args: argparse.Namespace) -> int:
@@ -43,7 +45,19 @@ def cmd_telegram(args: argparse.Namespace) -> int:
     cfg = config.load()
     logging.basicConfig(level=cfg.log_level,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    for noisy in ("httpx", "apscheduler", "alembic"):
+    for noisy in ("httpx", "apscheduler", "alembic", "transitions"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    return run(cfg)
+
+
+def cmd_matrix(args: argparse.Namespace) -> int:
+    from . import config
+    from .matrix.app import run
+
+    cfg = config.load()
+    logging.basicConfig(level=cfg.log_level,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    for noisy in ("nio", "peewee", "alembic", "aiohttp", "transitions"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     return run(cfg)
 
@@ -77,10 +91,16 @@ def main(argv: list[str] | None = None) -> int:
     play.add_argument("--players", type=int, default=3, help="players at the table, you included")
     play.add_argument("--level", choices=LEVELS, default="anfaenger", help="CPU level")
     play.add_argument("--lang", choices=("de", "en"), default=None, help="language")
+    play.add_argument("--hands", type=int, choices=(4, 8), default=None,
+                      help="hands per match (Run Fast: 4 or 8)")
     play.set_defaults(func=cmd_play)
 
     tg = sub.add_parser("telegram", help="run the Telegram bot (TELEGRAM_TOKEN)")
     tg.set_defaults(func=cmd_telegram)
+
+    mx = sub.add_parser("matrix", help="run the Matrix bot (MATRIX_HOMESERVER, MATRIX_USER, "
+                        "MATRIX_PASSWORD or MATRIX_ACCESS_TOKEN)")
+    mx.set_defaults(func=cmd_matrix)
 
     dia = sub.add_parser("diagram", help="write the table machine's Mermaid diagram")
     dia.add_argument("--output", default="docs/table-machine.md")

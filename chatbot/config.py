@@ -22,6 +22,19 @@ class Config:
     cpu_delay: float
     next_round_delay: float
     log_level: str
+    # Matrix (``stammtisch matrix``)
+    matrix_homeserver: str | None = None
+    matrix_user: str | None = None  # @bot:example.org (or the localpart with a password)
+    matrix_password: str | None = None
+    matrix_access_token: str | None = None
+    matrix_device_id: str | None = None
+    matrix_device_name: str = "Stammtisch"
+    matrix_store_path: str = "matrix-store"  # nio's crypto store and the login of the device
+    matrix_encryption: bool = True  # end-to-end encryption (matrix-nio[e2e])
+    matrix_encrypt_new_dms: bool = True  # direct rooms the bot opens are encrypted
+    matrix_reactions: bool = True  # seed reactions as one-tap buttons
+    matrix_send_interval: float = 0.0  # seconds between two events the bot sends
+    matrix_sync_limit: int = 100  # timeline events per room and sync (gaps are back-filled)
 
 
 def load(env_file: str | None = ".env") -> Config:
@@ -42,4 +55,22 @@ def load(env_file: str | None = ".env") -> Config:
         cpu_delay=float(env("CPU_DELAY") or 1.0),
         next_round_delay=float(env("NEXT_ROUND_DELAY") or 6.0),
         log_level=(env("LOG_LEVEL") or "INFO").upper(),
+        matrix_homeserver=env("MATRIX_HOMESERVER") or None,
+        matrix_user=env("MATRIX_USER") or None,
+        matrix_password=env("MATRIX_PASSWORD") or None,
+        matrix_access_token=env("MATRIX_ACCESS_TOKEN") or None,
+        matrix_device_id=env("MATRIX_DEVICE_ID") or None,
+        matrix_device_name=env("MATRIX_DEVICE_NAME") or "Stammtisch",
+        matrix_store_path=env("MATRIX_STORE_PATH") or "matrix-store",
+        matrix_encryption=_flag(env("MATRIX_ENCRYPTION"), True),
+        matrix_encrypt_new_dms=_flag(env("MATRIX_ENCRYPT_NEW_DMS"), True),
+        matrix_reactions=_flag(env("MATRIX_REACTIONS"), True),
+        matrix_send_interval=float(env("MATRIX_SEND_INTERVAL") or 0.0),
+        matrix_sync_limit=int(env("MATRIX_SYNC_LIMIT") or 100),
     )
+
+
+def _flag(value: str | None, default: bool) -> bool:
+    if value is None or not value.strip():
+        return default
+    return value.strip().lower() in ("1", "true", "yes", "on", "ja")

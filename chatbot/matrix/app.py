@@ -1,0 +1,756 @@
+"""The Matrix adapter: a matrix-nio client whose room events become service calls.
+
+* Rooms are chats (``ChatRef.external_id`` = room id): a direct room with exactly the bot and one
+  person is ``private``, every other room a ``group``. Users are their Matrix ids.
+* Text: ``!commands`` (German and English), a number presses that button of the newest view in
+  the room, a reaction on a view message presses the button it stands for.
+* Private views go to the player's direct room (the bot opens one when a group player has
+  none); hidden cards never go to a group room.
+* A restart neither replays nor misses events: the sync token is stored in the database after
+  each handled batch, every event id is handled once (the service's processed updates), gaps
+  in a room's timeline are back-filled, and history from before the bot joined is ignored.
+* The outbox (the service's views) and the deadlines live in the database; a sender task
+  delivers the one, a timer task fires the other (and sweeps for overdue ones).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import re
+import signal
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from nio import (
+    AsyncClient,
+    AsyncClientConfig,
+    InviteMemberEvent,
+    JoinError,
+    LoginResponse,
+    MegolmEvent,
+    MessageDirection,
+    ReactionEvent,
+    RoomCreateResponse,
+    RoomMemberEvent,
+    RoomMessagesResponse,
+    RoomMessageText,
+    RoomPreset,
+    SyncResponse,
+    WhoamiResponse,
+)
+from nio.crypto import ENCRYPTION_ENABLED
+from sqlalchemy.exc import OperationalError
+
+from storage.db import utcnow
+
+from ..config import Config
+from ..i18n import DEFAULT_LANGUAGE, pick_language, tr
+from ..outbox import OutboxStore
+from ..service import Change, ChatRef, Outcome, Service, UserRef
+from .render import Intent, code_of, norm_key, parse, reaction_for
+from .sender import _NETWORK, MatrixSender, MatrixTransport
+from .store import PLATFORM, MatrixStore
+
+log = logging.getLogger(__name__)
+SWEEP_SECONDS = 2.0
+SYNC_TIMEOUT_MS = 30_000
+UNDECRYPTED_KEEP_SECONDS = 60.0
+_CARD = re.compile(r"(?<![0-9A-Za-z])(10|[2-9JQKA])[♣♠♥♦]")
+
+
+@dataclass
+class _Undecrypted:
+    room_id: str
+    event: MegolmEvent
+    since: float
+
+
+class Deadlines:
+    """Fires the service's deadlines on time (armed after each commit) and sweeps for overdue
+    ones every couple of seconds (after a restart, or a missed wake-up)."""
+
+    def __init__(self, service: Service, sweep: float = SWEEP_SECONDS) -> None:
+        self.service, self.sweep = service, sweep
+        self.armed: dict[int, tuple[int, datetime]] = {}
+        self.wake = asyncio.Event()
+        self._stopping = False
+        self._task: asyncio.Task | None = None
+
+    def arm(self, changes: list[Change]) -> None:
+        for change in changes:
+            if change.deadline is None:
+                self.armed.pop(change.table_id, None)
+            else:
+                self.armed[change.table_id] = (change.version, change.deadline)
+        self.wake.set()
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="matrix-deadlines")
+
+    async def stop(self) -> None:
+        self._stopping = True
+        self.wake.set()
+        if self._task is not None:
+            try:
+                await asyncio.wait_for(self._task, timeout=10)
+            except (TimeoutError, asyncio.CancelledError):
+                self._task.cancel()
+
+    async def _run(self) -> None:
+        upcoming = await asyncio.to_thread(self.service.next_deadlines)
+        self.arm([Change(t, v, when) for t, v, when in upcoming])
+        next_sweep = 0.0
+        while not self._stopping:
+            try:
+                now = utcnow()
+                due = [(t, v) for t, (v, when) in self.armed.items() if _aware(when) <= now]
+                for table_id, version in due:
+                    if self.armed.get(table_id, (None,))[0] == version:
+                        self.armed.pop(table_id, None)
+                    await asyncio.to_thread(self.service.fire_due, table_id, version)
+                if time.monotonic() >= next_sweep:
+                    next_sweep = time.monotonic() + self.sweep
+                    for table_id, version in await asyncio.to_thread(self.service.due):
+                        await asyncio.to_thread(self.service.fire_due, table_id, version)
+            except Exception:
+                log.exception("deadline pass failed")
+            wait = self.sweep
+            if self.armed:
+                soonest = min(_aware(w) for _v, w in self.armed.values())
+                wait = min(wait, max(0.0, (soonest - utcnow()).total_seconds()))
+            wait = min(wait, max(0.0, next_sweep - time.monotonic()))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.wake.wait(), timeout=max(0.005, wait))
+            self.wake.clear()
+
+
+def _aware(when: datetime) -> datetime:
+    from datetime import UTC
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+class MatrixBot:
+    """One bot account on one homeserver, wired into the service."""
+
+    def __init__(self, cfg: Config, service: Service) -> None:
+        if not cfg.matrix_homeserver:
+            raise SystemExit("MATRIX_HOMESERVER is not set")
+        if not cfg.matrix_access_token and not (cfg.matrix_user and cfg.matrix_password):
+            raise SystemExit("set MATRIX_USER and MATRIX_PASSWORD, or MATRIX_ACCESS_TOKEN")
+        self.cfg, self.service = cfg, service
+        self.store = MatrixStore(service.engine)
+        self.outbox = OutboxStore(service.engine, PLATFORM)
+        self.store_path = Path(cfg.matrix_store_path)
+        self.e2e = bool(cfg.matrix_encryption and ENCRYPTION_ENABLED)
+        self.client: AsyncClient | None = None
+        self.user_id = ""
+        self.sender: MatrixSender | None = None
+        self.deadlines = Deadlines(service)
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.first_start_ms = 0
+        self.undecrypted: list[_Undecrypted] = []
+        self._stop = asyncio.Event()
+        service.listeners.append(self._on_commit)
+
+    # ------------------------------------------------------------------ login
+    def _client(self, user_id: str, device_id: str | None) -> AsyncClient:
+        config = AsyncClientConfig(
+            max_limit_exceeded=0,  # our outbox honours retry_after_ms and keeps the order
+            max_timeouts=0,  # network errors come back to us: the outbox and sync retry
+            request_timeout=60,
+            encryption_enabled=self.e2e,
+            store_sync_tokens=False,  # the sync token lives in the database
+        )
+        self.store_path.mkdir(parents=True, exist_ok=True)
+        return AsyncClient(self.cfg.matrix_homeserver or "", user_id, device_id=device_id,
+                           store_path=str(self.store_path), config=config)
+
+    def _credentials_file(self) -> Path:
+        return self.store_path / "credentials.json"
+
+    def _saved_login(self) -> dict[str, str] | None:
+        try:
+            data = json.loads(self._credentials_file().read_text())
+        except (OSError, ValueError):
+            return None
+        if data.get("homeserver") != self.cfg.matrix_homeserver:
+            return None
+        user = self.cfg.matrix_user or ""
+        if user and user not in (data.get("user_id"), _localpart(data.get("user_id", ""))):
+            return None
+        return data
+
+    def _save_login(self, user_id: str, device_id: str, token: str) -> None:
+        path = self._credentials_file()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(str(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            json.dump({"homeserver": self.cfg.matrix_homeserver, "user_id": user_id,
+                       "device_id": device_id, "access_token": token}, f)
+
+    async def login(self) -> None:
+        """Log in once and keep the device: its access token, id and crypto store persist."""
+        cfg = self.cfg
+        if cfg.matrix_access_token:
+            probe = self._client(cfg.matrix_user or "", cfg.matrix_device_id)
+            probe.access_token = cfg.matrix_access_token
+            try:
+                who = await probe.whoami()
+            finally:
+                await probe.close()
+            if not isinstance(who, WhoamiResponse):
+                raise SystemExit(f"MATRIX_ACCESS_TOKEN was refused: {who}")
+            device = cfg.matrix_device_id or who.device_id
+            if not device:
+                raise SystemExit("set MATRIX_DEVICE_ID for this access token")
+            self.client = self._client(who.user_id, device)
+            self.client.restore_login(who.user_id, device, cfg.matrix_access_token)
+        else:
+            saved = self._saved_login()
+            if saved is not None:
+                self.client = client = self._client(saved["user_id"], saved["device_id"])
+                client.access_token = saved["access_token"]
+                who = await client.whoami()
+                if isinstance(who, WhoamiResponse):
+                    client.restore_login(saved["user_id"], saved["device_id"],
+                                         saved["access_token"])
+                else:
+                    log.warning("stored login no longer valid (%s): logging in again", who)
+                    await client.close()
+                    self.client = None
+            if self.client is None:
+                device = cfg.matrix_device_id or (saved or {}).get("device_id")
+                self.client = client = self._client(cfg.matrix_user or "", device)
+                resp = await client.login(cfg.matrix_password or "",
+                                          device_name=cfg.matrix_device_name)
+                if not isinstance(resp, LoginResponse):
+                    await client.close()
+                    raise SystemExit(f"Matrix login failed: {resp}")
+                self._save_login(resp.user_id, resp.device_id, resp.access_token)
+        assert self.client is not None
+        self.user_id = self.client.user_id
+        if self.e2e and self.client.should_upload_keys:
+            await self.client.keys_upload()
+        log.info("logged in as %s, device %s, encryption %s", self.user_id,
+                 self.client.device_id, "on" if self.e2e else "off")
+
+    # ------------------------------------------------------------------ lifecycle
+    async def run(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        backoff = 1.0
+        while True:  # the homeserver may not be up yet
+            try:
+                await self.login()
+                break
+            except _NETWORK as exc:
+                log.warning("homeserver not reachable (%r); retrying in %.0fs", exc, backoff)
+                if self.client is not None:
+                    await self.client.close()
+                    self.client = None
+                await self._sleep(backoff)
+                if self._stop.is_set():
+                    return
+                backoff = min(30.0, backoff * 2)
+        assert self.client is not None
+        install = await asyncio.to_thread(self.store.get, "install")
+        if install is None:
+            install = os.urandom(4).hex()
+            await asyncio.to_thread(self.store.put, install, "install")
+        transport = MatrixTransport(self.client, install, on_forbidden=self._forbidden,
+                                    reactions=self.cfg.matrix_reactions)
+        self.sender = MatrixSender(self.outbox, transport, self.cfg.matrix_send_interval)
+        self.sender.start()
+        self.deadlines.start()
+        try:
+            await self._sync_loop()
+        finally:
+            await self.sender.stop()
+            await self.deadlines.stop()
+            await self.client.close()
+            log.info("matrix bot stopped")
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _on_commit(self, changes: list[Change]) -> None:
+        """Called on a worker thread after each commit: wake the sender, arm deadlines."""
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return
+        if self.sender is not None:
+            loop.call_soon_threadsafe(self.sender.wake.set)
+        if changes:
+            loop.call_soon_threadsafe(self.deadlines.arm, changes)
+
+    def _forbidden(self, room_id: str) -> None:
+        """We may no longer write to a room: private views go elsewhere (or nowhere)."""
+        self.service.forget_private_chat(PLATFORM, room_id)
+
+    # ------------------------------------------------------------------ syncing
+    def _filter(self) -> dict[str, Any]:
+        return {"room": {"timeline": {"limit": max(1, self.cfg.matrix_sync_limit)},
+                         "state": {"lazy_load_members": False}},
+                "presence": {"not_types": ["*"]}}
+
+    async def _sync_loop(self) -> None:
+        assert self.client is not None and self.sender is not None
+        token = await asyncio.to_thread(self.store.get, self.user_id, "next_batch")
+        first = await asyncio.to_thread(self.store.get, self.user_id, "first_start")
+        if first is None:
+            first = str(int(time.time() * 1000))
+            await asyncio.to_thread(self.store.put, first, self.user_id, "first_start")
+        self.first_start_ms = int(first)
+        full_state, backoff, failures = True, 1.0, 0
+        while not self._stop.is_set():
+            sync = asyncio.ensure_future(self.client.sync(
+                timeout=0 if full_state else SYNC_TIMEOUT_MS, since=token,
+                full_state=full_state or None, sync_filter=self._filter()))
+            stopper = asyncio.ensure_future(self._stop.wait())
+            done, _ = await asyncio.wait({sync, stopper}, return_when=asyncio.FIRST_COMPLETED)
+            if sync not in done:
+                sync.cancel()
+                with contextlib.suppress(BaseException):
+                    await sync
+                break
+            stopper.cancel()
+            try:
+                resp = sync.result()
+            except _NETWORK as exc:
+                log.warning("sync failed (%r); retrying in %.0fs", exc, backoff)
+                await self._sleep(backoff)
+                backoff = min(30.0, backoff * 2)
+                continue
+            if not isinstance(resp, SyncResponse):
+                if getattr(resp, "status_code", None) == "M_UNKNOWN_TOKEN":
+                    with contextlib.suppress(OSError):
+                        self._credentials_file().unlink()
+                    raise SystemExit("the homeserver no longer accepts the bot's access token; "
+                                     "start it again to log in anew")
+                after = (getattr(resp, "retry_after_ms", None) or 0) / 1000
+                log.warning("sync refused: %s; retrying", resp)
+                await self._sleep(max(after, backoff))
+                backoff = min(30.0, backoff * 2)
+                continue
+            backoff = 1.0
+            await self._crypto_housekeeping()
+            if full_state:
+                # The rooms are known now: deliver what the last run left in the outbox before
+                # reading new input, so that a reply refers to the view that is on screen.
+                self.sender.ready.set()
+                await self._drain()
+            try:
+                if token is None:
+                    # The very first sync of this bot: what is there is history. Accept invites.
+                    await self._handle_invites(resp)
+                    log.info("first sync: history before the bot's start is ignored")
+                else:
+                    await self._handle(resp, token)
+            except Exception as exc:
+                # Not stored: the same batch comes again (events handled already are skipped
+                # by their ids). A batch that keeps failing is given up after a few tries.
+                failures += 1
+                if failures < 5:
+                    log.warning("handling a sync failed (%r); fetching it again", exc)
+                    await self._sleep(backoff)
+                    backoff = min(30.0, backoff * 2)
+                    continue
+                log.exception("handling a sync failed %d times; going on", failures)
+            failures = 0
+            token = resp.next_batch
+            await asyncio.to_thread(self.store.put, token, self.user_id, "next_batch")
+            if full_state:
+                full_state = False
+                log.info("matrix bot %s ready", self.user_id)
+
+    async def _drain(self, timeout: float = 15.0) -> None:
+        assert self.sender is not None
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and not self._stop.is_set():
+            if not await asyncio.to_thread(self.store.rooms_with_due_views):
+                return
+            self.sender.wake.set()
+            await asyncio.sleep(0.05)
+        log.warning("outbox not drained after %.0fs; going on", timeout)
+
+    async def _sleep(self, seconds: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stop.wait(), timeout=seconds)
+
+    async def _crypto_housekeeping(self) -> None:
+        client = self.client
+        if not self.e2e or client is None:
+            return
+        try:
+            if client.should_upload_keys:
+                await client.keys_upload()
+            if client.should_query_keys:
+                await client.keys_query()
+            if client.should_claim_keys:
+                await client.keys_claim(client.get_users_for_key_claiming())
+            await client.send_to_device_messages()
+        except _NETWORK as exc:
+            log.warning("key exchange failed: %r", exc)
+
+    # ------------------------------------------------------------------ a sync batch
+    async def _handle(self, resp: SyncResponse, since: str) -> None:
+        await self._handle_invites(resp)
+        for room_id, info in resp.rooms.join.items():
+            events = list(info.timeline.events)
+            if (info.timeline.limited and info.timeline.prev_batch
+                    and self._own_join_index(events) is None):
+                events = await self._backfill(room_id, info.timeline.prev_batch, since) + events
+            joined_at = self._own_join_index(events)
+            if joined_at is not None:
+                # Newly joined: what comes before our join is the room's history.
+                events = events[joined_at + 1:]
+                await self._greet(room_id)
+            for event in events:
+                try:
+                    await self._on_event(room_id, event)
+                except (OperationalError, *_NETWORK):
+                    raise  # passing trouble: the whole batch is fetched again
+                except Exception:
+                    log.exception("event %s in %s failed", getattr(event, "event_id", "?"),
+                                  room_id)
+        for room_id in resp.rooms.leave:
+            log.info("left room %s", room_id)
+            await asyncio.to_thread(self.service.forget_private_chat, PLATFORM, room_id)
+        await self._retry_undecrypted()
+
+    def _own_join_index(self, events: list[Any]) -> int | None:
+        for i, event in enumerate(events):
+            if (isinstance(event, RoomMemberEvent) and event.state_key == self.user_id
+                    and event.membership == "join" and event.prev_membership != "join"):
+                return i
+        return None
+
+    async def _backfill(self, room_id: str, prev_batch: str, since: str) -> list[Any]:
+        """A gap in the timeline (more events than one sync returns): fetch what is between
+        the last sync and this one, oldest first."""
+        assert self.client is not None
+        found: list[Any] = []
+        start = prev_batch
+        for _ in range(20):
+            resp = await self.client.room_messages(room_id, start=start, end=since,
+                                                   direction=MessageDirection.back, limit=100)
+            if not isinstance(resp, RoomMessagesResponse) or not resp.chunk:
+                break
+            found.extend(resp.chunk)
+            if not resp.end or resp.end == start:
+                break
+            start = resp.end
+        found.reverse()
+        decrypted = []
+        for event in found:
+            if isinstance(event, MegolmEvent):
+                with contextlib.suppress(Exception):
+                    event = self.client.decrypt_event(event)
+            decrypted.append(event)
+        log.info("back-filled %d events in %s", len(decrypted), room_id)
+        return decrypted
+
+    async def _handle_invites(self, resp: SyncResponse) -> None:
+        assert self.client is not None
+        for room_id, info in resp.rooms.invite.items():
+            inviter, direct = None, False
+            for event in info.invite_state:
+                if (isinstance(event, InviteMemberEvent) and event.state_key == self.user_id
+                        and event.membership == "invite"):
+                    inviter = event.sender
+                    direct = bool((event.content or {}).get("is_direct"))
+            if inviter is not None:
+                await asyncio.to_thread(self.store.put, inviter, "inviter", room_id)
+            if direct:
+                await asyncio.to_thread(self.store.put, "1", "direct", room_id)
+            resp_join = await self.client.join(room_id)
+            if isinstance(resp_join, JoinError):
+                log.warning("could not join %s: %s", room_id, resp_join)
+            else:
+                log.info("joined %s (invited by %s%s)", room_id, inviter,
+                         ", direct" if direct else "")
+
+    async def _greet(self, room_id: str) -> None:
+        """After joining a room: say hello there (a direct room becomes the inviter's private
+        chat). Rooms the bot opened itself are known already and get no second greeting."""
+        if await asyncio.to_thread(self.store.chat, room_id) is not None:
+            return
+        inviter = await asyncio.to_thread(self.store.get, "inviter", room_id)
+        room = self.client.rooms.get(room_id) if self.client else None
+        if inviter is None and room is not None:
+            inviter = next((u for u in room.users if u != self.user_id), None)
+        if inviter is None:
+            return
+        chat_ref, user = await self._refs(room_id, inviter)
+        await asyncio.to_thread(self.service.command, chat_ref, user, "start", "",
+                                f"join:{room_id}")
+        await self._say(chat_ref, tr(await self._lang(room_id), "mx.how"))
+
+    # ------------------------------------------------------------------ one event
+    async def _on_event(self, room_id: str, event: Any) -> None:
+        sender = getattr(event, "sender", None)
+        if sender is None or sender == self.user_id:
+            return  # our own echo
+        if getattr(event, "server_timestamp", 0) and event.server_timestamp < self.first_start_ms:
+            return  # older than the bot
+        if isinstance(event, RoomMemberEvent):
+            await self._on_member(room_id, event)
+            return
+        if isinstance(event, MegolmEvent):
+            log.warning("event %s in %s: cannot decrypt yet (session %s)", event.event_id,
+                        room_id, event.session_id)
+            self.undecrypted.append(_Undecrypted(room_id, event, time.monotonic()))
+            with contextlib.suppress(Exception):
+                await self.client.request_room_key(event)  # type: ignore[union-attr]
+            return
+        if isinstance(event, ReactionEvent):
+            log.info("event %s in %s from %s: reaction", event.event_id, room_id, sender)
+            await self._on_reaction(room_id, event)
+            return
+        if isinstance(event, RoomMessageText):
+            relates = (event.source.get("content") or {}).get("m.relates_to") or {}
+            if relates.get("rel_type") == "m.replace":
+                return  # an edit of an earlier message: not a new input
+            log.info("event %s in %s from %s: text", event.event_id, room_id, sender)
+            started = time.monotonic()
+            await self._on_text(room_id, event)
+            log.debug("event %s handled in %.0f ms", event.event_id,
+                      (time.monotonic() - started) * 1000)
+
+    async def _retry_undecrypted(self) -> None:
+        if not self.undecrypted or self.client is None:
+            return
+        keep: list[_Undecrypted] = []
+        for item in self.undecrypted:
+            try:
+                event = self.client.decrypt_event(item.event)
+            except Exception:
+                event = None
+            if event is not None and not isinstance(event, MegolmEvent):
+                event.room_id = item.room_id
+                log.info("event %s decrypted late", item.event.event_id)
+                await self._on_event(item.room_id, event)
+            elif time.monotonic() - item.since < UNDECRYPTED_KEEP_SECONDS:
+                keep.append(item)
+            else:
+                log.warning("event %s in %s: gave up decrypting", item.event.event_id,
+                            item.room_id)
+                chat_ref, _user = await self._refs(item.room_id, item.event.sender)
+                await self._say(chat_ref, tr(await self._lang(item.room_id),
+                                             "mx.undecryptable"))
+        self.undecrypted = keep
+
+    async def _on_member(self, room_id: str, event: RoomMemberEvent) -> None:
+        if event.membership not in ("leave", "ban") or event.state_key == self.user_id:
+            return
+        known = await asyncio.to_thread(self.store.chat, room_id)
+        if known is not None and known[0] == "private":
+            log.info("%s left the direct room %s", event.state_key, room_id)
+            await asyncio.to_thread(self.service.forget_private_chat, PLATFORM, room_id)
+            with contextlib.suppress(Exception):
+                await self.client.room_leave(room_id)  # type: ignore[union-attr]
+
+    async def _on_text(self, room_id: str, event: RoomMessageText) -> None:
+        names = (self.user_id, _localpart(self.user_id))
+        room = self.client.rooms.get(room_id) if self.client else None
+        if room is not None and room.user_name(self.user_id):
+            names += (room.user_name(self.user_id) or "",)
+        intent = parse(event.body, names)
+        chat_ref, user = await self._refs(room_id, event.sender)
+        if intent.kind in ("choice", "move") and self.sender is not None:
+            await self.sender.settled(room_id)
+        private = chat_ref.kind == "private"
+        lang = await self._lang(room_id)
+        if intent.kind == "chat":
+            if private:
+                await self._say(chat_ref, tr(lang, "unknown_command") + "\n" + tr(lang, "mx.how"))
+            return
+        if intent.kind == "choice":
+            rows = None
+            relates = (event.source.get("content") or {}).get("m.relates_to") or {}
+            replied = (relates.get("m.in_reply_to") or {}).get("event_id")
+            if replied:  # a reply to one of our views picks from that view
+                rows = await asyncio.to_thread(self.store.message_buttons, room_id, replied)
+            if rows is None:
+                rows = await asyncio.to_thread(self.store.newest_buttons, room_id)
+            if not rows:
+                if private:
+                    await self._say(chat_ref, tr(lang, "mx.nothing"))
+                return
+            if not 1 <= intent.number <= len(rows):
+                await self._say(chat_ref, tr(lang, "mx.pick", n=len(rows)))
+                return
+            await self._press(chat_ref, user, rows[intent.number - 1][1], event.event_id)
+            return
+        if intent.kind == "move":
+            data = await self._find_button(room_id, user, intent.name, private)
+            if data is not None:
+                await self._press(chat_ref, user, data, event.event_id)
+                return
+            if intent.name != "start":
+                await self._say(chat_ref, tr(lang, "mx.not_now"))
+                return
+            intent = Intent("command", "start", intent.args)
+        await self._command(chat_ref, user, intent, event.event_id, lang)
+
+    async def _find_button(self, room_id: str, user: UserRef, code: str,
+                           private: bool) -> str | None:
+        """The button with this code in the room's newest view, or in the player's direct
+        room (a move typed in the group room)."""
+        places = [room_id]
+        if not private:
+            dm = await asyncio.to_thread(self.store.private_chat, user.external_id)
+            if dm:
+                places.append(dm)
+        for place in places:
+            if place != room_id and self.sender is not None:
+                await self.sender.settled(place)
+            rows = await asyncio.to_thread(self.store.newest_buttons, place) or []
+            for _label, data in rows:
+                if code_of(data) == code:
+                    return data
+        return None
+
+    async def _command(self, chat_ref: ChatRef, user: UserRef, intent: Intent, key: str,
+                       lang: str) -> None:
+        known = {"start", "help", "rules", "language", "new", "stop"}
+        if intent.name not in known and chat_ref.kind == "group":
+            return  # maybe another bot's command: in groups we answer only our own
+        outcome = await asyncio.to_thread(self.service.command, chat_ref, user, intent.name,
+                                          intent.args, key)
+        if outcome.text and intent.name != "language":
+            await self._answer(chat_ref, user, outcome)
+        if intent.name in ("help", "start"):
+            await self._say(chat_ref, tr(lang, "mx.how"))
+        if chat_ref.kind == "group" and intent.name == "new" and outcome.ok:
+            await self._ensure_dm(chat_ref, user, outcome.table_id)
+
+    async def _on_reaction(self, room_id: str, event: ReactionEvent) -> None:
+        if self.sender is not None:
+            await self.sender.settled(room_id)
+        rows = await asyncio.to_thread(self.store.message_buttons, room_id, event.reacts_to)
+        if rows is None:
+            return  # not one of our views
+        want = norm_key(event.key)
+        data = next((d for _label, d in rows
+                     if (key := reaction_for(d)) is not None and norm_key(key) == want), None)
+        chat_ref, user = await self._refs(room_id, event.sender)
+        if data is None:
+            if chat_ref.kind == "private":
+                await self._say(chat_ref, tr(await self._lang(room_id), "mx.not_now"))
+            return
+        await self._press(chat_ref, user, data, event.event_id)
+
+    async def _press(self, chat_ref: ChatRef, user: UserRef, data: str, key: str) -> None:
+        outcome = await asyncio.to_thread(self.service.press, chat_ref, user, data, key)
+        if outcome.text:
+            await self._answer(chat_ref, user, outcome)
+        if chat_ref.kind == "group" and outcome.ok and outcome.changed:
+            await self._ensure_dm(chat_ref, user, outcome.table_id)
+
+    async def _answer(self, chat_ref: ChatRef, user: UserRef, outcome: Outcome) -> None:
+        """The short answer to an input. In a group room only refusals are said aloud; a
+        private answer (a hand) goes to the player's direct room, never to the group."""
+        text = outcome.text or ""
+        if chat_ref.kind == "private":
+            await self._say(chat_ref, text)
+            return
+        secret = (outcome.ok and outcome.alert) or bool(_CARD.search(text))
+        if not secret:
+            if not outcome.ok or outcome.table_id is None:
+                await self._say(chat_ref, text)
+            return
+        dm = await self._ensure_dm(chat_ref, user, None)
+        if dm is not None:
+            await self._say(ChatRef(PLATFORM, dm, "private"), text)
+
+    async def _say(self, chat_ref: ChatRef, text: str) -> None:
+        await asyncio.to_thread(self.service.reply, chat_ref, text)
+
+    # ------------------------------------------------------------------ direct rooms
+    async def _ensure_dm(self, group: ChatRef, user: UserRef,
+                         table_id: int | None) -> str | None:
+        """The player's direct room; the bot opens one (and invites them) if there is none,
+        and shows the table's private view there."""
+        dm = await asyncio.to_thread(self.store.private_chat, user.external_id)
+        if dm is not None or self.client is None:
+            return dm
+        initial = []
+        if self.e2e and self.cfg.matrix_encrypt_new_dms:
+            initial.append({"type": "m.room.encryption", "state_key": "",
+                            "content": {"algorithm": "m.megolm.v1.aes-sha2"}})
+        try:
+            resp = await self.client.room_create(is_direct=True, invite=[user.external_id],
+                                                 preset=RoomPreset.trusted_private_chat,
+                                                 initial_state=initial)
+        except _NETWORK as exc:
+            resp = exc  # type: ignore[assignment]
+        if not isinstance(resp, RoomCreateResponse):
+            log.warning("could not open a direct room with %s: %s", user.external_id, resp)
+            lang = await self._lang(group.external_id)
+            await self._say(group, tr(lang, "mx.dm_failed", name=user.name))
+            return None
+        room_id = resp.room_id
+        log.info("opened direct room %s with %s", room_id, user.external_id)
+        await asyncio.to_thread(self.store.put, "1", "direct", room_id)
+        dm_ref = ChatRef(PLATFORM, room_id, "private")
+        await asyncio.to_thread(self.service.command, dm_ref, user, "start",
+                                f"t{table_id}" if table_id else "", f"dm:{room_id}")
+        return room_id
+
+    # ------------------------------------------------------------------ rooms and people
+    async def _lang(self, room_id: str) -> str:
+        known = await asyncio.to_thread(self.store.chat, room_id)
+        return pick_language(known[1] if known else None, None,
+                             self.service.settings.default_language or DEFAULT_LANGUAGE)
+
+    async def _refs(self, room_id: str, user_id: str) -> tuple[ChatRef, UserRef]:
+        room = self.client.rooms.get(room_id) if self.client else None
+        known = await asyncio.to_thread(self.store.chat, room_id)
+        if known is not None:
+            kind = known[0]
+        else:
+            direct = await asyncio.to_thread(self.store.get, "direct", room_id) == "1"
+            members = room.member_count if room is not None else 0
+            named = room is not None and room.is_named
+            kind = "private" if members == 2 and (direct or not named) else "group"
+        title = (room.name or room.canonical_alias) if room is not None and kind == "group" \
+            else None
+        name = (room.user_name(user_id) if room is not None else None) or _localpart(user_id)
+        admin = False
+        if kind == "group" and room is not None:
+            with contextlib.suppress(Exception):
+                admin = room.power_levels.get_user_level(user_id) >= 50
+        return (ChatRef(PLATFORM, room_id, kind, (title or None) and str(title)[:200]),
+                UserRef(user_id, name[:64], None, None, admin))
+
+
+def _localpart(user_id: str) -> str:
+    return user_id[1:].split(":", 1)[0] if user_id.startswith("@") else user_id
+
+
+def run(cfg: Config) -> int:
+    """``stammtisch matrix``: sync until SIGTERM/SIGINT."""
+    from ..cli import _service
+
+    if cfg.matrix_homeserver and not urlparse(cfg.matrix_homeserver).scheme:
+        raise SystemExit("MATRIX_HOMESERVER must be a URL, e.g. https://matrix.example.org")
+    service = _service(cfg)
+
+    async def main() -> None:
+        bot = MatrixBot(cfg, service)
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(NotImplementedError):
+                loop.add_signal_handler(sig, bot.stop)
+        await bot.run()
+
+    asyncio.run(main())
+    return 0

@@ -1,0 +1,262 @@
+"""Delivering the outbox to Matrix: HTML messages, edits in place (``m.replace``), reactions.
+
+Homeservers rate-limit per user, not per room: a ``M_LIMIT_EXCEEDED`` answer pauses all
+sending for its ``retry_after_ms`` (the row is retried, nothing is lost); network errors and
+5xx answers are retried with backoff. Every event is sent with a transaction id derived from
+its outbox row, so a send that reached the server before a crash is not duplicated when the
+row is delivered again after a restart (the homeserver answers with the same event).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+import aiohttp
+from nio import AsyncClient, ErrorResponse, RoomRedactResponse, RoomSendResponse
+from nio.exceptions import LocalProtocolError, SendRetryError
+
+from ..outbox import Item, OutboxStore, Permanent, Retry, deliver_async, record
+from .render import choices, norm_key, reaction_for, render
+
+log = logging.getLogger(__name__)
+MSGTYPE = "m.notice"  # bots speak in notices (other bots ignore them)
+_NETWORK = (aiohttp.ClientError, asyncio.TimeoutError, TimeoutError, OSError)
+_TXN: contextvars.ContextVar[str] = contextvars.ContextVar("matrix_txn", default="x")
+
+
+class MatrixTransport:
+    """The client-server API calls behind an outbox item, with Matrix's errors mapped."""
+
+    def __init__(self, client: AsyncClient, install_id: str = "st",
+                 on_forbidden: Callable[[str], None] | None = None,
+                 reactions: bool = True) -> None:
+        self.client = client
+        self.install_id = install_id
+        self.on_forbidden = on_forbidden
+        self.reactions = reactions
+        self.seeded: set[tuple[str, str]] = set()  # (event id, key): only saves requests
+        self.rate_limited_until = 0.0  # monotonic; the sender pauses everything until then
+        self._devices: dict[str, frozenset[tuple[str, str]]] = {}
+        self._keys = asyncio.Lock()  # one key query at a time
+
+    def begin(self, item: Item) -> None:
+        """Transaction ids of this item's events (per asyncio task): idempotent resends."""
+        _TXN.set(f"{self.install_id}.{item.id}")
+
+    @property
+    def txn(self) -> str:
+        return _TXN.get()
+
+    # ------------------------------------------------------------------ plumbing
+    def _raise(self, room: str, resp: ErrorResponse) -> None:
+        code = resp.status_code
+        status = getattr(resp.transport_response, "status", None)
+        text = f"{code or status}: {resp.message}"
+        if code == "M_LIMIT_EXCEEDED" or status == 429:
+            after = max(0.05, (resp.retry_after_ms or 1000) / 1000)
+            self.rate_limited_until = time.monotonic() + after
+            raise Retry(after, f"M_LIMIT_EXCEEDED, retry after {after:.2f}s")
+        if code == "M_FORBIDDEN":
+            if self.on_forbidden is not None:
+                self.on_forbidden(room)
+            raise Permanent(text)
+        if code in ("M_UNKNOWN_TOKEN", "M_MISSING_TOKEN"):
+            raise Retry(10.0, text)
+        if status is None or status >= 500 or code in (None, "M_UNKNOWN"):
+            raise Retry(2.0, text)
+        raise Permanent(text)
+
+    async def _before_encrypted(self, room_id: str) -> None:
+        """Know every device in an encrypted room before encrypting for it; a device that
+        appeared since the room key was shared gets a new room key."""
+        client = self.client
+        room = client.rooms.get(room_id)
+        if client.olm is None or room is None or not room.encrypted:
+            return
+        async with self._keys:
+            if client.should_query_keys:
+                await client.keys_query()
+        devices = frozenset((d.user_id, d.id) for user in room.users
+                            for d in client.device_store.active_user_devices(user))
+        if self._devices.get(room_id) not in (None, devices):
+            client.invalidate_outbound_session(room_id)
+        self._devices[room_id] = devices
+
+    async def _event(self, room: str, event_type: str, content: dict[str, Any],
+                     txn: str) -> str:
+        try:
+            await self._before_encrypted(room)
+            resp = await self.client.room_send(room, event_type, content, tx_id=txn,
+                                               ignore_unverified_devices=True)
+        except _NETWORK as exc:
+            raise Retry(2.0, f"network: {exc!r}") from exc
+        except (LocalProtocolError, SendRetryError) as exc:  # room not synced yet, keys
+            raise Retry(2.0, f"not ready: {exc}") from exc
+        if isinstance(resp, RoomSendResponse):
+            return resp.event_id
+        self._raise(room, resp)
+        raise AssertionError("unreachable")
+
+    @staticmethod
+    def _content(text: str, rows: list[list[list[str]]]) -> dict[str, Any]:
+        body, formatted = render(text, rows)
+        return {"msgtype": MSGTYPE, "body": body, "format": "org.matrix.custom.html",
+                "formatted_body": formatted}
+
+    async def _seed(self, room: str, event_id: str, rows: list[list[list[str]]]) -> None:
+        """Pre-seed the reactions that stand for buttons of this view (best effort)."""
+        if not self.reactions:
+            return
+        for i, (_label, data) in enumerate(choices(rows)):
+            key = reaction_for(data)
+            if key is None or (event_id, norm_key(key)) in self.seeded:
+                continue
+            if time.monotonic() < self.rate_limited_until:
+                return
+            content = {"m.relates_to": {"rel_type": "m.annotation", "event_id": event_id,
+                                        "key": key}}
+            try:
+                await self._event(room, "m.reaction", content, f"{self.txn}.r{i}")
+            except Retry as exc:
+                log.info("reaction %s on %s not seeded: %s", key, event_id, exc)
+                return
+            except Permanent as exc:  # e.g. the same annotation exists already
+                log.debug("reaction %s on %s: %s", key, event_id, exc)
+            self.seeded.add((event_id, norm_key(key)))
+
+    # ------------------------------------------------------------------ the transport
+    async def send(self, chat: str, text: str, rows: list[list[list[str]]]) -> str:
+        event_id = await self._event(chat, "m.room.message", self._content(text, rows),
+                                     f"{self.txn}.s")
+        await self._seed(chat, event_id, rows)
+        return event_id
+
+    async def edit(self, chat: str, message_id: str, text: str,
+                   rows: list[list[list[str]]]) -> None:
+        new = self._content(text, rows)
+        content = {
+            "msgtype": MSGTYPE,
+            "body": "* " + new["body"],
+            "format": "org.matrix.custom.html",
+            "formatted_body": "* " + new["formatted_body"],
+            "m.new_content": new,
+            "m.relates_to": {"rel_type": "m.replace", "event_id": message_id},
+        }
+        await self._event(chat, "m.room.message", content, f"{self.txn}.e")
+        await self._seed(chat, message_id, rows)
+
+    async def delete(self, chat: str, message_id: str) -> None:
+        try:
+            resp = await self.client.room_redact(chat, message_id, tx_id=f"{self.txn}.d")
+        except _NETWORK as exc:
+            raise Retry(2.0, f"network: {exc!r}") from exc
+        if not isinstance(resp, RoomRedactResponse):
+            self._raise(chat, resp)
+
+
+class MatrixSender:
+    """An asyncio task that delivers the outbox whenever woken, and at least every second."""
+
+    def __init__(self, store: OutboxStore, transport: MatrixTransport,
+                 interval: float = 0.0, parallel: int = 4) -> None:
+        self.store, self.transport = store, transport
+        self.interval = interval  # seconds between two sends (the homeserver limits too)
+        self.parallel = max(1, parallel)  # rooms served at the same time
+        self._gap = asyncio.Lock()
+        self.wake = asyncio.Event()
+        self.ready = asyncio.Event()  # set once the first sync knows the rooms
+        self._task: asyncio.Task | None = None
+        self._stopping = False
+        self._last = 0.0
+        self._busy: set[str] = set()  # rooms with a delivery under way
+        self._settled = asyncio.Condition()
+
+    async def settled(self, room_id: str, timeout: float = 10.0) -> None:
+        """Wait until no delivery to this room is under way: a reply to a view may arrive
+        before the sender has recorded that the view went out."""
+        async with self._settled:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(
+                    self._settled.wait_for(lambda: room_id not in self._busy), timeout)
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="matrix-outbox")
+
+    async def stop(self) -> None:
+        self._stopping = True
+        self.wake.set()
+        if self._task is not None:
+            try:
+                await asyncio.wait_for(self._task, timeout=10)
+            except (TimeoutError, asyncio.CancelledError):
+                self._task.cancel()
+
+    async def _run(self) -> None:
+        await self.ready.wait()
+        while not self._stopping:
+            try:
+                delay = await self.pass_once()
+            except Exception:
+                log.exception("outbox pass failed")
+                delay = 1.0
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.wake.wait(), timeout=max(0.01, min(delay, 1.0)))
+            self.wake.clear()
+
+    async def pass_once(self) -> float:
+        """Deliver what may go now; returns how long until something else may go.
+
+        Rooms are served side by side (a few at a time), each room's messages in order."""
+        items: list[Item] = await asyncio.to_thread(self.store.pending)
+        by_room: dict[str, list[Item]] = {}
+        for item in items:
+            by_room.setdefault(item.chat, []).append(item)
+        gate = asyncio.Semaphore(self.parallel)
+
+        async def serve(room: str, queue: list[Item]) -> float | None:
+            async with gate:
+                return await self._serve_room(room, queue)
+
+        waits = await asyncio.gather(*(serve(r, q) for r, q in by_room.items()))
+        pending = [w for w in waits if w is not None]
+        return min([1.0, *pending])
+
+    async def _serve_room(self, room: str, queue: list[Item]) -> float | None:
+        """Deliver one room's items in order; the wait before the next try if one failed."""
+        for item in queue:
+            if self._stopping:
+                return None
+            pause = self.transport.rate_limited_until - time.monotonic()
+            if pause > 0:
+                return pause
+            if item.slot is not None and item.message_id is not None and item.unchanged:
+                await asyncio.to_thread(record, self.store, item, item.message_id, None)
+                continue
+            if self.interval > 0:
+                async with self._gap:
+                    gap = self._last + self.interval - time.monotonic()
+                    if gap > 0:
+                        await asyncio.sleep(gap)
+                    self._last = time.monotonic()
+            self.transport.begin(item)
+            self._busy.add(room)
+            try:
+                started = time.monotonic()
+                message_id, error = await deliver_async(item, self.transport)
+                log.debug("outbox %s to %s: %s in %.0f ms", item.id, room,
+                          error or "delivered", (time.monotonic() - started) * 1000)
+                await asyncio.to_thread(record, self.store, item, message_id, error)
+            finally:
+                self._busy.discard(room)
+                async with self._settled:
+                    self._settled.notify_all()
+            if isinstance(error, Retry):
+                log.info("outbox %s to %s: %s", item.id, room, error)
+                return error.after
+        return None

@@ -1,0 +1,84 @@
+"""A private game against a CPU player in an encrypted direct room, to the end."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from .harness import TRACEBACK_MARKERS, WAIT, Person, move_choices, pick_move, wait_for
+
+pytestmark = pytest.mark.e2e
+
+
+def test_private_game_against_cpu_in_an_encrypted_direct_room(matrix) -> None:
+    bot = matrix.start_bot()
+    uid, pw = matrix.account("paula")
+
+    async def scenario() -> None:
+        paula = await Person(matrix.synapse.url, uid, pw, matrix.bot_id,
+                             store=matrix.tmp / "paula-store").start()
+        try:
+            # as common clients do: an encrypted room, the bot invited as a direct chat
+            room = await paula.create_room([matrix.bot_id], direct=True, encrypted=True)
+            await paula.joined(room, matrix.bot_id)
+            hello = await wait_for(lambda: paula.said(room, "Stammtisch"), WAIT, "the greeting")
+            assert hello.encrypted and "!new" in hello.body and "/new" not in hello.body
+
+            # the menus by number: game, opponents, level
+            await paula.say(room, "!neu")
+            menu = await wait_for(lambda: paula.newest(room, lambda m: m.choice("Schwimmen")),
+                                  WAIT, "the game menu")
+            await paula.say(room, str(menu.choice("Schwimmen")))
+            await wait_for(lambda: "CPU" in menu.body and menu.choice("1"), WAIT, "opponents")
+            await paula.say(room, str(menu.choice("1")))
+            await wait_for(lambda: menu.choice("Anfänger"), WAIT, "levels")
+            await paula.say(room, str(menu.choice("Anfänger")))
+            table = await wait_for(lambda: paula.newest(room, lambda m: m.body.startswith("🃏")),
+                                   WAIT, "the table")
+            assert "<ol>" in table.html or not table.choices()
+
+            rng = random.Random(5)
+            reacted = False
+            seen = None
+            deadline = asyncio.get_running_loop().time() + 150
+            while table.choice("Nochmal spielen") is None:
+                assert asyncio.get_running_loop().time() < deadline, "the game did not end:\n" \
+                    + table.body
+                snap = (table.body, len(table.versions))
+                if snap == seen or not table.choices():
+                    await asyncio.sleep(0.05)
+                    continue
+                seen = snap
+                if table.choice("Nächste Runde") is not None:
+                    await paula.say(room, str(table.choice("Nächste Runde")))
+                elif not reacted and table.choice("Klopfen") and "✊" in table.reactions:
+                    await paula.react(room, table.event_id, "✊")  # a reaction is a press
+                    await wait_for(lambda s=snap: (table.body, len(table.versions)) != s, WAIT,
+                                   "the knock by reaction")
+                    assert "geklopft" in table.body or "Runde" in table.body
+                    reacted = True
+                elif move_choices(table):
+                    await paula.say(room, str(pick_move(rng, table)))
+            assert reacted, "never knocked by reaction"
+            assert "🏆" in table.body
+            # one table message, edited in place all game long
+            tables = [m for m in paula.bot_messages(room, deleted=True)
+                      if m.body.startswith("🃏")]
+            assert len(tables) == 1 and len(table.versions) > 5
+            assert all(m.encrypted for m in paula.bot_messages(room, deleted=True))
+            assert not paula.undecryptable
+            for m in paula.bot_messages(room, deleted=True):
+                assert not any(t in m.body for t in TRACEBACK_MARKERS), m.body
+                assert not any(w in m.body for w in ("veraltet", "nichts zu wählen")), m.body
+        finally:
+            await paula.stop()
+
+    asyncio.run(scenario())
+    db = matrix.db()
+    table_id = db.tables()[-1]["id"]
+    assert db.table(table_id)["fsm_state"] == "finished"
+    assert db.result(table_id) is not None
+    assert not [r for r in db.outbox() if r["status"] == "failed"]
+    assert bot.alive()

@@ -1,0 +1,125 @@
+"""The Matrix sender against a scripted client: errors mapped to retry/give up, transaction ids
+stable across retries (a resend after a crash is not a second message), edits as m.replace,
+reactions seeded, per-room order kept. No homeserver needed."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import aiohttp
+from nio import RoomRedactResponse, RoomSendError, RoomSendResponse
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, select
+
+from chatbot.matrix.sender import MatrixSender, MatrixTransport
+from chatbot.outbox import OutboxStore
+from storage.models import Outbox
+
+PAST = datetime(2020, 1, 1, tzinfo=UTC)
+
+
+class ScriptedClient:
+    """Answers room_send from a script of results per call (default: success)."""
+
+    def __init__(self, script: list[Any] | None = None) -> None:
+        self.rooms: dict[str, Any] = {}
+        self.olm = None
+        self.script = list(script or [])
+        self.sent: list[tuple[str, str, dict[str, Any], str]] = []
+        self.redacted: list[tuple[str, str]] = []
+
+    async def room_send(self, room_id: str, event_type: str, content: dict[str, Any],
+                        tx_id: str | None = None, ignore_unverified_devices: bool = False) -> Any:
+        outcome = self.script.pop(0) if self.script else None
+        if isinstance(outcome, Exception):
+            raise outcome
+        if outcome is not None:
+            return outcome
+        self.sent.append((room_id, event_type, content, tx_id or ""))
+        return RoomSendResponse(f"$ev{len(self.sent)}", room_id)
+
+    async def room_redact(self, room_id: str, event_id: str, reason: str | None = None,
+                          tx_id: str | None = None) -> Any:
+        self.redacted.append((room_id, event_id))
+        return RoomRedactResponse(f"$red{len(self.redacted)}", room_id)
+
+
+def _row(engine: Engine, room: str, text: str, slot: str | None = None,
+         buttons: list | None = None, repost: bool = False) -> int:
+    with Session(engine) as session, session.begin():
+        row = Outbox(platform="matrix", chat_external_id=room, slot=slot, text=text,
+                     buttons=buttons or [], repost=repost, not_before=PAST, created_at=PAST)
+        session.add(row)
+        session.flush()
+        return row.id  # type: ignore[return-value]
+
+
+def _status(engine: Engine) -> dict[int, tuple[str, int]]:
+    with Session(engine) as session:
+        return {r.id: (r.status, r.attempts) for r in session.exec(select(Outbox)).all()}
+
+
+def _limited(ms: int) -> RoomSendError:
+    return RoomSendError("Too Many Requests", "M_LIMIT_EXCEEDED", ms)
+
+
+def test_rate_limit_network_error_and_forbidden(sqlite_engine: Engine) -> None:
+    forgotten: list[str] = []
+    client = ScriptedClient([_limited(1), aiohttp.ClientConnectionError("down"),
+                             RoomSendError("not in room", "M_FORBIDDEN")])
+    store = OutboxStore(sqlite_engine, "matrix", clock=lambda: PAST + timedelta(days=1))
+    transport = MatrixTransport(client, "inst", on_forbidden=forgotten.append)  # type: ignore[arg-type]
+    sender = MatrixSender(store, transport)
+    a = _row(sqlite_engine, "!a:x", "eins")
+    b = _row(sqlite_engine, "!b:x", "zwei")
+    c = _row(sqlite_engine, "!c:x", "drei")
+
+    async def run() -> None:
+        sender.parallel = 1  # one room at a time: the script's order is the rooms' order
+        await sender.pass_once()  # a: limited → retry; everything pauses
+        assert transport.rate_limited_until > 0
+        await asyncio.sleep(0.01)
+        transport.rate_limited_until = 0
+        await sender.pass_once()
+
+    asyncio.run(run())
+    status = _status(sqlite_engine)
+    assert status[a] == ("pending", 1)  # retried later (not_before moved on)
+    assert status[b][1] == 1 and status[b][0] == "pending"  # network: retried
+    assert status[c] == ("failed", 1) and forgotten == ["!c:x"]  # not in the room: given up
+
+
+def test_transaction_ids_edits_reactions_and_order(sqlite_engine: Engine) -> None:
+    client = ScriptedClient()
+    store = OutboxStore(sqlite_engine, "matrix")
+    transport = MatrixTransport(client, "inst")  # type: ignore[arg-type]
+    sender = MatrixSender(store, transport)
+    lobby = [[["Mitmachen", "v1:1:0:join"], ["Starten", "v1:1:0:start"]]]
+    first = _row(sqlite_engine, "!g:x", "🃏 Lobby", slot="t1", buttons=lobby)
+    _row(sqlite_engine, "!g:x", "Servus")
+    asyncio.run(sender.pass_once())
+    room, kind, content, txn = client.sent[0]
+    assert (room, kind, txn) == ("!g:x", "m.room.message", f"inst.{first}.s")
+    assert content["format"] == "org.matrix.custom.html" and "1. Mitmachen 👍" in content["body"]
+    reactions = [c["m.relates_to"]["key"] for _, k, c, _ in client.sent if k == "m.reaction"]
+    assert reactions == ["👍", "▶️"]
+    assert client.sent[-1][2]["body"] == "Servus"  # after the view: the room's order
+
+    second = _row(sqlite_engine, "!g:x", "🃏 Runde 1", slot="t1",
+                  buttons=[[["🂠 Meine Karten", "v1:1:2:cards"]]])
+    asyncio.run(sender.pass_once())
+    _room, _kind, edit, txn = client.sent[-1]
+    assert txn == f"inst.{second}.e"
+    assert edit["m.relates_to"] == {"rel_type": "m.replace", "event_id": "$ev1"}
+    assert edit["m.new_content"]["body"].startswith("🃏 Runde 1")
+    assert edit["body"].startswith("* ")
+
+    # a repost (a private view on one's turn) is a new message, and the old one goes
+    third = _row(sqlite_engine, "!g:x", "🃏 Runde 1 – du", slot="t1", repost=True,
+                 buttons=[[["Klopfen", "v1:1:3:knock"]]])
+    asyncio.run(sender.pass_once())
+    assert client.redacted == [("!g:x", "$ev1")]
+    assert [t for *_x, t in client.sent][-2:] == [f"inst.{third}.s", f"inst.{third}.r0"]
+    assert all(s == ("sent", 0) for s in _status(sqlite_engine).values())
