@@ -123,8 +123,10 @@ class ConsoleGame:
                 self.service.fire_due(table_id, version)
 
     def flush(self) -> None:
-        for item in self.store.pending(now=self.service.clock() + _FAR):
-            deliver(self.store, item, self.transport)
+        """Print everything pending (in batches, until nothing is left)."""
+        while items := self.store.pending(now=self.service.clock() + _FAR):
+            for item in items:
+                deliver(self.store, item, self.transport)
 
     def setup(self) -> None:
         """Resume an unfinished table or open a new one."""

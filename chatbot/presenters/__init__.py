@@ -26,9 +26,10 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from . import schwimmen
+from . import climbing, runfast, scat, schwimmen
 
-PRESENTERS: dict[str, ModuleType] = {schwimmen.GAME_ID: schwimmen}
+PRESENTERS: dict[str, ModuleType] = {schwimmen.GAME_ID: schwimmen, scat.GAME_ID: scat,
+                                     climbing.GAME_ID: climbing, runfast.GAME_ID: runfast}
 
 
 def presenter(game_id: str) -> ModuleType:

@@ -64,4 +64,7 @@ def get_bot(game_id: str, level: str) -> Bot:
     return _REGISTRY[(game_id, weaker[-1])]()
 
 
+from . import climbing as _climbing  # noqa: E402,F401  (registers its bots)
+from . import runfast as _runfast  # noqa: E402,F401  (registers its bots)
+from . import scat as _scat  # noqa: E402,F401  (registers its bots)
 from . import schwimmen as _schwimmen  # noqa: E402,F401  (registers its bots)

@@ -1,0 +1,502 @@
+"""How the jolly climbing game looks in chat: table lines, private hand, move buttons
+(plays grouped by kind and paged, or picked card by card), event lines, results, rules.
+
+Selection steps (``ui.<arg>``, handled by ``ui_press`` with the seat's stored selection):
+``k.<kind>`` shows the plays of one kind (``single`` … ``straight``) or ``sel`` the hand to pick
+from; ``p.<n>`` turns to page n; ``t.<card>`` toggles a card in the selection; ``play`` plays
+the selection if it is a legal play; ``clear`` empties it. The selection is
+``{"k": kind, "p": page, "s": [card codes]}``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import climbing as game
+from engine.cards import BY_CODE, show
+from engine.protocol import EXCHANGE, FINISHED, PAYOUT, TURN
+
+from ..i18n import register, tr
+
+GAME_ID = game.GAME_ID
+NAMES = {"de": "Joker-Aufstieg", "en": "Joker Climb"}
+DEFAULT_TABLE_OPTIONS: dict[str, Any] = {}
+OPTION_CHOICES: dict[str, list[Any]] = {"straight_step": list(game.STRAIGHT_STEPS)}
+TABS = (*game.KINDS, "sel")
+PAGE = {"single": 8, "pair": 6, "triple": 4, "four": 4, "straight": 4}
+PER_ROW = {"single": 4, "pair": 3, "triple": 2, "four": 2, "straight": 1}
+HAND_PER_ROW = 5
+PLACES = ("🥇", "🥈", "🥉", "4.")
+
+register("de", {
+    "cl.header": "Runde {n} · Ziel {target} Punkte",
+    "cl.kind.single": "Einzelkarte",
+    "cl.kind.pair": "Paar",
+    "cl.kind.triple": "Drilling",
+    "cl.kind.four": "Vierling",
+    "cl.kind.straight": "Straße",
+    "cl.tab.single": "Einzeln",
+    "cl.tab.pair": "Paare",
+    "cl.tab.triple": "Drillinge",
+    "cl.tab.four": "Vierlinge",
+    "cl.tab.straight": "Straßen",
+    "cl.tab.sel": "✋ Wählen",
+    "cl.table": "Auf dem Tisch: {cards} ({kind}) von {name}",
+    "cl.table_empty": "Der Tisch ist leer – {name} spielt aus.",
+    "cl.opening": "Erster Zug des Spiels: die Pik-Drei muss dabei sein.",
+    "cl.cards": "Karten: {n}",
+    "cl.points": "{n} P.",
+    "cl.passed": "passt",
+    "cl.out": "{medal} raus",
+    "cl.ex.pending": "🔁 Tausch: {last} hat {first} die höchste Karte gegeben; {first} gibt eine "
+                     "Karte von 4 bis 10 zurück.",
+    "cl.ex.done": "🔁 Tausch: {last} und {first} haben je eine Karte getauscht.",
+    "cl.ex.no_back": "🔁 Tausch: {last} hat {first} die höchste Karte gegeben; {first} hat keine "
+                     "Karte von 4 bis 10 und gibt nichts zurück.",
+    "cl.ex.jokers": "🃏 Kein Tausch: {last} hat beide Joker bekommen – {first} spielt aus.",
+    "cl.hand": "Deine Karten ({n}): {cards}",
+    "cl.you_out": "Du bist raus ({place}. Platz).",
+    "cl.priv.gave_top": "Tausch: Du hast deine höchste Karte {card} abgegeben.",
+    "cl.priv.got_top": "Tausch: Du hast {card} bekommen (die höchste Karte des Letzten).",
+    "cl.priv.gave_back": "Tausch: Du hast {card} zurückgegeben.",
+    "cl.priv.got_back": "Tausch: Du hast {card} zurückbekommen.",
+    "cl.priv.choose_back": "Wähle eine Karte von 4 bis 10, die du zurückgibst.",
+    "cl.priv.no_back": "Tausch: Du hast keine Karte von 4 bis 10 und gibst nichts zurück.",
+    "cl.give": "↩ {card}",
+    "cl.pass": "Passen",
+    "cl.play_sel": "▶ {cards}",
+    "cl.play_empty": "▶ Spielen",
+    "cl.clear": "✖ Leeren",
+    "cl.ui.empty": "Wähle zuerst Karten aus.",
+    "cl.ui.not_in_hand": "Diese Karte hast du nicht.",
+    "cl.ui.no_combo": "Das ist keine gültige Kombination.",
+    "cl.ui.need_3s": "Der erste Zug des Spiels muss 3♠ enthalten.",
+    "cl.ui.no_beat": "Das schlägt {cards} nicht.",
+    "cl.ui.not_now": "Jetzt ist kein Ausspielen dran.",
+    "cl.ui.picked": "Auswahl: {cards} – {kind}",
+    "cl.ui.picked_none": "Auswahl: {cards}",
+    "cl.ev.play": "{name}: {cards} ({kind})",
+    "cl.ev.out": "{name}: {cards} ({kind}) – {name} ist raus (Platz {place})!",
+    "cl.ev.pass": "{name} passt.",
+    "cl.ev.trick": "Alle passen – {name} spielt neu aus.",
+    "cl.ev.trick_out": "Alle passen – {owner} ist schon raus, {name} spielt aus.",
+    "cl.ev.give_back": "{name} gibt {to} eine Karte zurück.",
+    "cl.result": "Runde {n} vorbei:",
+    "cl.result.line": "{medal} {name} +{points} → {score}",
+    "cl.result.raised": "Mehrere haben {old} Punkte erreicht – das Ziel steigt auf {new}!",
+    "cl.result.target": "Ziel: {target} Punkte.",
+    "cl.result.winner": "🏆 {name} gewinnt mit {score} Punkten!",
+    "cl.result.shared": "🏆 Geteilter Sieg bei {score} Punkten: {names}!",
+    "cl.opt.straight_step.exact": "Straße schlagen: genau eins höher",
+    "cl.opt.straight_step.any": "Straße schlagen: jede höhere",
+    "cl.rules": (
+        "Joker-Aufstieg – kurz:\n"
+        "• 4 Spieler, 52 Karten + 2 Joker, alle werden verteilt (zwei haben 14, zwei 13).\n"
+        "• Rangfolge: 3 4 5 6 7 8 9 10 B D K A 2, schwarzer Joker, roter Joker.\n"
+        "• Ausspielen: Einzelkarte, Paar, Drilling, Vierling oder Straße (ab 5 Karten in Folge, "
+        "Farben egal; Ass hoch bis 10-B-D-K-A oder niedrig als 1 mit der 2: A-2-3-4-5, "
+        "2-3-4-5-6; kein Herumlaufen). Joker nur einzeln.\n"
+        "• Der Besitzer von 3♠ beginnt das Spiel und muss 3♠ mitspielen.\n"
+        "• Schlagen: gleiche Art und Anzahl, höherer Rang. Eine Straße nur mit der gleich langen "
+        "Straße genau eins höher (3-8 nur mit 4-9; als Tischoption: jede höhere). Ein Vierling "
+        "schlägt alles außer einem höheren Vierling.\n"
+        "• Passen geht immer, später im selben Stich darf man wieder spielen. Passen alle, "
+        "spielt der Letzte, der gelegt hat, neu aus (ist er raus, der nächste mit Karten).\n"
+        "• Wer zuerst alle Karten los ist, bekommt 3 Punkte, dann 2, 1, 0.\n"
+        "• Ab Runde 2: der Letzte gibt dem Ersten seine höchste Karte, der Erste gibt eine "
+        "Karte von 4 bis 10 zurück; der Letzte spielt aus. Hat der Letzte beide Joker, wird "
+        "nicht getauscht und der Erste spielt aus.\n"
+        "• Wer zuerst 21 Punkte hat, gewinnt. Erreichen mehrere das Ziel zugleich, steigt es "
+        "um 10 (31, 41, 51); bei 51 gewinnt die höchste Punktzahl, Gleichstand teilt den Sieg."
+    ),
+})
+register("en", {
+    "cl.header": "Round {n} · target {target} points",
+    "cl.kind.single": "single",
+    "cl.kind.pair": "pair",
+    "cl.kind.triple": "triple",
+    "cl.kind.four": "four of a kind",
+    "cl.kind.straight": "straight",
+    "cl.tab.single": "Singles",
+    "cl.tab.pair": "Pairs",
+    "cl.tab.triple": "Triples",
+    "cl.tab.four": "Fours",
+    "cl.tab.straight": "Straights",
+    "cl.tab.sel": "✋ Pick",
+    "cl.table": "On the table: {cards} ({kind}) by {name}",
+    "cl.table_empty": "The table is empty – {name} leads.",
+    "cl.opening": "First play of the game: it must include the three of spades.",
+    "cl.cards": "cards: {n}",
+    "cl.points": "{n} pts",
+    "cl.passed": "passed",
+    "cl.out": "{medal} out",
+    "cl.ex.pending": "🔁 Exchange: {last} gave {first} their highest card; {first} gives back "
+                     "a card from 4 to 10.",
+    "cl.ex.done": "🔁 Exchange: {last} and {first} have swapped a card each.",
+    "cl.ex.no_back": "🔁 Exchange: {last} gave {first} their highest card; {first} holds no "
+                     "card from 4 to 10 and gives nothing back.",
+    "cl.ex.jokers": "🃏 No exchange: {last} was dealt both jokers – {first} leads.",
+    "cl.hand": "Your cards ({n}): {cards}",
+    "cl.you_out": "You are out (place {place}).",
+    "cl.priv.gave_top": "Exchange: you gave away your highest card {card}.",
+    "cl.priv.got_top": "Exchange: you received {card} (the last player's highest card).",
+    "cl.priv.gave_back": "Exchange: you gave back {card}.",
+    "cl.priv.got_back": "Exchange: you got {card} back.",
+    "cl.priv.choose_back": "Choose a card from 4 to 10 to give back.",
+    "cl.priv.no_back": "Exchange: you hold no card from 4 to 10 and give nothing back.",
+    "cl.give": "↩ {card}",
+    "cl.pass": "Pass",
+    "cl.play_sel": "▶ {cards}",
+    "cl.play_empty": "▶ Play",
+    "cl.clear": "✖ Clear",
+    "cl.ui.empty": "Pick some cards first.",
+    "cl.ui.not_in_hand": "You don't hold that card.",
+    "cl.ui.no_combo": "That is not a valid combination.",
+    "cl.ui.need_3s": "The first play of the game must include 3♠.",
+    "cl.ui.no_beat": "That doesn't beat {cards}.",
+    "cl.ui.not_now": "It is not the time to play cards.",
+    "cl.ui.picked": "Picked: {cards} – {kind}",
+    "cl.ui.picked_none": "Picked: {cards}",
+    "cl.ev.play": "{name}: {cards} ({kind})",
+    "cl.ev.out": "{name}: {cards} ({kind}) – {name} is out, place {place}!",
+    "cl.ev.pass": "{name} passes.",
+    "cl.ev.trick": "All pass – {name} leads again.",
+    "cl.ev.trick_out": "All pass – {owner} is already out, {name} leads.",
+    "cl.ev.give_back": "{name} gives a card back to {to}.",
+    "cl.result": "Round {n} over:",
+    "cl.result.line": "{medal} {name} +{points} → {score}",
+    "cl.result.raised": "Several players reached {old} points – the target rises to {new}!",
+    "cl.result.target": "Target: {target} points.",
+    "cl.result.winner": "🏆 {name} wins with {score} points!",
+    "cl.result.shared": "🏆 Shared win at {score} points: {names}!",
+    "cl.opt.straight_step.exact": "Beat a straight: exactly one higher",
+    "cl.opt.straight_step.any": "Beat a straight: any higher",
+    "cl.rules": (
+        "Joker Climb – in short:\n"
+        "• 4 players, 52 cards + 2 jokers, all dealt (two players get 14, two 13).\n"
+        "• Rank order: 3 4 5 6 7 8 9 10 J Q K A 2, black joker, red joker.\n"
+        "• Plays: single, pair, triple, four of a kind or straight (5+ cards in a row, any "
+        "suits; ace high up to 10-J-Q-K-A or low as 1 with the 2: A-2-3-4-5, 2-3-4-5-6; no "
+        "wrap-around). Jokers are singles only.\n"
+        "• The holder of 3♠ starts the game and must include 3♠.\n"
+        "• To beat: same kind and number of cards, higher rank. A straight only by the straight "
+        "of the same length exactly one higher (3-8 only by 4-9; table option: any higher one). "
+        "A four of a kind beats everything but a higher four.\n"
+        "• You may always pass and play again later in the same trick. When all others pass, "
+        "the last player who played leads anew (if out, the next player holding cards).\n"
+        "• Going out first scores 3 points, then 2, 1, 0.\n"
+        "• From round 2: the last gives the first their highest card, the first gives back a "
+        "card from 4 to 10; the last leads. If the last holds both jokers there is no exchange "
+        "and the first leads.\n"
+        "• First to 21 points wins. If several reach the target together it rises by 10 (31, "
+        "41, 51); at 51 the highest score wins, a tie is a shared win."
+    ),
+})
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers
+
+
+def _c(codes: Any) -> str:
+    if isinstance(codes, str):
+        return BY_CODE[codes].symbol
+    return show(BY_CODE[c] for c in codes)
+
+
+def _label(action: game.ClimbAction) -> str:
+    """A play's button label: its cards (a long straight shortened in the middle)."""
+    cards = action.cards
+    if len(cards) > 7:
+        return f"{show(cards[:2])} … {show(cards[-2:])} ({len(cards)})"
+    return show(cards)
+
+
+def _kind(kind: str, lang: str) -> str:
+    return tr(lang, f"cl.kind.{kind}")
+
+
+def rules(lang: str) -> str:
+    return tr(lang, "cl.rules")
+
+
+def option_label(key: str, value: Any, lang: str) -> str:
+    return tr(lang, f"cl.opt.{key}.{value}")
+
+
+def _place(state: game.State, seat: int) -> int | None:
+    order = state.out_order
+    return order.index(seat) + 1 if seat in order else None
+
+
+def _exchange_line(state: game.State, names: list[str], lang: str) -> str | None:
+    ex = state.exchange
+    if ex is None:
+        return None
+    if state.phase != EXCHANGE and (state.played or state.phase in (PAYOUT, FINISHED)):
+        return None  # shown until the round's first play
+    return tr(lang, f"cl.ex.{ex.status}", first=names[ex.first], last=names[ex.last])
+
+
+# ---------------------------------------------------------------------------------------------
+# table and hand
+
+
+def public_lines(state: game.State, names: list[str], lang: str, options: dict[str, Any],
+                 marks: list[str]) -> list[str]:
+    """Status lines anyone may see: table, counts, who is out, scores, target. No hidden card."""
+    lines = [f"🃏 {NAMES.get(lang, NAMES['de'])} · "
+             + tr(lang, "cl.header", n=state.round_no, target=state.target)]
+    playing = state.phase in (EXCHANGE, TURN)
+    ex_line = _exchange_line(state, names, lang)
+    if ex_line:
+        lines.append(ex_line)
+    if state.phase == TURN:
+        if state.opening:
+            lines.append(tr(lang, "cl.opening"))
+        t = state.table
+        if t is None:
+            lines.append(tr(lang, "cl.table_empty", name=names[state.to_act]))  # type: ignore[index]
+        else:
+            lines.append(tr(lang, "cl.table", cards=show(t.cards), kind=_kind(t.kind, lang),
+                            name=names[state.owner]))  # type: ignore[index]
+    for s in range(state.seats):
+        bits = [f"{names[s]}{marks[s] if s < len(marks) else ''}"]
+        place = _place(state, s)
+        if playing and place is not None:
+            bits.append(tr(lang, "cl.out", medal=PLACES[place - 1]))
+        elif playing:
+            bits.append(tr(lang, "cl.cards", n=len(state.hands[s])))
+        bits.append(tr(lang, "cl.points", n=state.scores[s]))
+        if state.phase == TURN and state.passed[s] and place is None:
+            bits.append(tr(lang, "cl.passed"))
+        prefix = "▶ " if state.to_act == s else "   "
+        lines.append(prefix + " · ".join(bits))
+    return lines
+
+
+def private_lines(state: game.State, seat: int, lang: str) -> list[str]:
+    """The seat's own sorted hand and, if it took part, its side of the exchange."""
+    if state.phase in (PAYOUT, FINISHED):
+        return []
+    lines: list[str] = []
+    hand = state.hands[seat]
+    if hand:
+        lines.append(tr(lang, "cl.hand", n=len(hand), cards=show(game.sort_cards(hand))))
+    else:
+        lines.append(tr(lang, "cl.you_out", place=_place(state, seat)))
+    ex = state.exchange
+    if ex is not None and ex.status != "jokers" and seat in (ex.first, ex.last):
+        if seat == ex.last:
+            lines.append(tr(lang, "cl.priv.gave_top", card=ex.given))
+            if ex.back is not None:
+                lines.append(tr(lang, "cl.priv.got_back", card=ex.back))
+        else:
+            lines.append(tr(lang, "cl.priv.got_top", card=ex.given))
+            if ex.back is not None:
+                lines.append(tr(lang, "cl.priv.gave_back", card=ex.back))
+            elif ex.status == "pending":
+                lines.append(tr(lang, "cl.priv.choose_back"))
+            elif ex.status == "no_back":
+                lines.append(tr(lang, "cl.priv.no_back"))
+    return lines
+
+
+# ---------------------------------------------------------------------------------------------
+# buttons and the selection
+
+
+def _plays_by_kind(state: game.State) -> dict[str, list[game.ClimbAction]]:
+    out: dict[str, list[game.ClimbAction]] = {}
+    for a in game.legal_actions(state):
+        if a.is_play:
+            out.setdefault(a.kind, []).append(a)
+    for kind in out:
+        out[kind].sort(key=lambda a: (a.rank, a.length, [game._sort_key(c) for c in a.cards]))
+    return out
+
+
+def _selection(state: game.State, seat: int, ui: dict[str, Any] | None) -> list[str]:
+    """The selected card codes that are still in the hand (in hand order)."""
+    picked = set((ui or {}).get("s") or ())
+    return [c.code for c in state.hands[seat] if c.code in picked]
+
+
+def _tab(state: game.State, seat: int, ui: dict[str, Any] | None,
+         groups: dict[str, list[game.ClimbAction]]) -> str:
+    ui = ui or {}
+    if ui.get("k") == "sel" or _selection(state, seat, ui):
+        return "sel"
+    if ui.get("k") in groups:
+        return ui["k"]
+    t = state.table
+    if t is not None and t.kind in groups:
+        return t.kind
+    return next((k for k in game.KINDS if k in groups), "")  # nothing beats: just Pass
+
+
+def _rows(buttons: list[tuple[str, str]], per_row: int) -> list[list[tuple[str, str]]]:
+    return [buttons[i:i + per_row] for i in range(0, len(buttons), per_row)]
+
+
+def action_buttons(state: game.State, seat: int, lang: str,
+                   ui: dict[str, Any] | None = None) -> list[list[tuple[str, str]]]:
+    """Rows of (label, code) for the seat on turn: kind tabs, the plays of the chosen kind
+    (paged) or the hand to pick from, and Pass; in the exchange one button per card to give."""
+    if state.to_act != seat:
+        return []
+    if state.phase == EXCHANGE:
+        gives = [(tr(lang, "cl.give", card=a.cards[0].symbol), a.code)
+                 for a in game.legal_actions(state)]
+        return _rows(gives, 4)
+    if state.phase != TURN:
+        return []
+    groups = _plays_by_kind(state)
+    tab = _tab(state, seat, ui, groups)
+    tabs = []
+    for k in TABS:
+        if k in groups or k == "sel":
+            label = tr(lang, f"cl.tab.{k}") + (f" ({len(groups[k])})" if k in groups else "")
+            tabs.append((("• " if k == tab else "") + label, f"ui.k.{k}"))
+    rows = _rows(tabs, 3)
+    if tab == "sel":
+        picked = set(_selection(state, seat, ui))
+        hand = [(("✅" if c.code in picked else "") + c.symbol, f"ui.t.{c.code}")
+                for c in state.hands[seat]]
+        rows += _rows(hand, HAND_PER_ROW)
+        sel = [c for c in state.hands[seat] if c.code in picked]
+        play = tr(lang, "cl.play_sel", cards=show(sel)) if sel else tr(lang, "cl.play_empty")
+        rows.append([(play, "ui.play"), (tr(lang, "cl.clear"), "ui.clear")])
+    elif tab:
+        items = groups[tab]
+        size = PAGE[tab]
+        pages = (len(items) + size - 1) // size
+        page = min(max(int((ui or {}).get("p") or 0), 0), pages - 1)
+        shown = items[page * size:(page + 1) * size]
+        rows += _rows([(_label(a), a.code) for a in shown], PER_ROW[tab])
+        if pages > 1:
+            nav = []
+            if page > 0:
+                nav.append(("◀", f"ui.p.{page - 1}"))
+            nav.append((f"{page + 1}/{pages}", f"ui.p.{page}"))
+            if page < pages - 1:
+                nav.append(("▶", f"ui.p.{page + 1}"))
+            rows.append(nav)
+    if state.table is not None:
+        rows.append([(tr(lang, "cl.pass"), game.PASS.code)])
+    return rows
+
+
+def ui_press(state: game.State, seat: int, ui: dict[str, Any], arg: str,
+             lang: str) -> tuple[dict[str, Any], str | None, str | None]:
+    """One selection step: returns (new selection, action code or None, short answer)."""
+    if state.phase != TURN or state.to_act != seat:
+        raise ValueError(tr(lang, "cl.ui.not_now"))
+    ui = dict(ui or {})
+    head, _, rest = arg.partition(".")
+    if head == "k" and rest in TABS:
+        ui["k"], ui["p"] = rest, 0
+        if rest != "sel":
+            ui["s"] = []
+        return ui, None, None
+    if head == "p" and rest.isdigit() and len(rest) <= 3:
+        ui["p"] = int(rest)
+        return ui, None, None
+    if head == "t" and rest:
+        hand = {c.code: c for c in state.hands[seat]}
+        if rest not in hand:
+            raise ValueError(tr(lang, "cl.ui.not_in_hand"))
+        picked = set(_selection(state, seat, ui)) ^ {rest}
+        ui["s"] = [c.code for c in state.hands[seat] if c.code in picked]
+        ui["k"] = "sel"
+        if not ui["s"]:
+            return ui, None, None
+        cards = [BY_CODE[c] for c in ui["s"]]
+        combo = game.classify(cards)
+        if combo is None:
+            return ui, None, tr(lang, "cl.ui.picked_none", cards=show(cards))
+        return ui, None, tr(lang, "cl.ui.picked", cards=show(combo.cards),
+                            kind=_kind(combo.kind, lang))
+    if head == "clear" and not rest:
+        ui["s"] = []
+        return ui, None, None
+    if head == "play" and not rest:
+        cards = [BY_CODE[c] for c in _selection(state, seat, ui)]
+        if not cards:
+            raise ValueError(tr(lang, "cl.ui.empty"))
+        action = game.play_for(cards)
+        if action is None:
+            raise ValueError(tr(lang, "cl.ui.no_combo"))
+        reason = game.why_illegal(state, action)
+        if reason is not None:
+            if state.opening and game.THREE_OF_SPADES not in action.cards:
+                raise ValueError(tr(lang, "cl.ui.need_3s"))
+            if state.table is not None:
+                raise ValueError(tr(lang, "cl.ui.no_beat", cards=show(state.table.cards)))
+            raise ValueError(reason)
+        return {}, action.code, None
+    raise ValueError(tr(lang, "unknown_button"))
+
+
+# ---------------------------------------------------------------------------------------------
+# events and results
+
+
+def event_text(event: dict[str, Any], names: list[str], lang: str) -> str | None:
+    """One line for a public event (plays show only played cards, exchanges no card)."""
+    kind, seat, data = event["kind"], event.get("seat"), event.get("data") or {}
+
+    def name(s: Any) -> str:
+        return names[s] if isinstance(s, int) and 0 <= s < len(names) else "?"
+
+    if kind == "play":
+        key = "cl.ev.out" if data.get("out") else "cl.ev.play"
+        return tr(lang, key, name=name(seat), cards=_c(data["cards"]),
+                  kind=_kind(data["kind"], lang), place=data.get("out"))
+    if kind == "pass":
+        return tr(lang, "cl.ev.pass", name=name(seat))
+    if kind == "trick":
+        leader = data.get("leader")
+        if leader == seat:
+            return tr(lang, "cl.ev.trick", name=name(leader))
+        return tr(lang, "cl.ev.trick_out", owner=name(seat), name=name(leader))
+    if kind == "give_back":
+        return tr(lang, "cl.ev.give_back", name=name(seat), to=name(data.get("to")))
+    if kind == "exchange":
+        return tr(lang, f"cl.ex.{data.get('status')}", first=name(data.get("to")),
+                  last=name(seat))
+    return None
+
+
+def result_lines(state: game.State, names: list[str], lang: str,
+                 options: dict[str, Any]) -> list[str]:
+    """The round's order of going out, points, scores, a target change and the winners."""
+    r = state.result
+    if r is None:
+        return []
+    lines = [tr(lang, "cl.result", n=r.round_no)]
+    for place, s in enumerate(r.order):
+        lines.append(tr(lang, "cl.result.line", medal=PLACES[place], name=names[s],
+                        points=r.points[s], score=r.scores[s]))
+    if r.new_target != r.target:
+        lines.append(tr(lang, "cl.result.raised", old=r.target, new=r.new_target))
+    if len(r.winners) == 1:
+        w = r.winners[0]
+        lines.append(tr(lang, "cl.result.winner", name=names[w], score=r.scores[w]))
+    elif r.winners:
+        lines.append(tr(lang, "cl.result.shared", score=r.scores[r.winners[0]],
+                        names=", ".join(names[s] for s in r.winners)))
+    else:
+        lines.append(tr(lang, "cl.result.target", target=r.new_target))
+    return lines
+
+
+def winners(state: game.State) -> list[int]:
+    return game.winners(state)
+
+
+def standings(state: game.State, names: list[str]) -> list[dict[str, Any]]:
+    r = state.result
+    return [{"seat": s, "name": names[s], "points": state.scores[s],
+             "place": (r.order.index(s) + 1) if r is not None else None}
+            for s in range(state.seats)]

@@ -1,0 +1,484 @@
+"""How Run Fast (Pao De Kuai) looks in chat: table lines, private hand, move buttons (plays
+grouped by kind and paged, or picked card by card), event lines, hand results, rules.
+
+Selection steps (``ui.<arg>``, handled by ``ui_press`` with the seat's stored selection):
+``k.<kind>`` shows the plays of one kind (``single`` … ``bomb``) or ``sel`` the hand to pick from;
+``p.<n>`` turns to page n; ``t.<card>`` toggles a card in the selection; ``play`` plays the
+selection if it is a legal play; ``clear`` empties it. The selection is
+``{"k": kind, "p": page, "s": [card codes]}``. A player who cannot beat sees only Pass.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import runfast as game
+from engine.cards import BY_CODE, show
+from engine.protocol import FINISHED, PAYOUT, TURN
+
+from ..i18n import register, tr
+
+GAME_ID = game.GAME_ID
+NAMES = {"de": "Run Fast (Pao De Kuai)", "en": "Run Fast (Pao De Kuai)"}
+DEFAULT_TABLE_OPTIONS: dict[str, Any] = {}
+OPTION_CHOICES: dict[str, list[Any]] = {"hands": list(game.HANDS_CHOICES)}
+TABS = (*game.KINDS, "sel")
+PAGE = 8  # plays per page
+PER_ROW = {"single": 4, "pair": 3, "pair_chain": 2, "straight": 1, "triple_two": 2,
+           "airplane": 1, "bomb": 2}
+HAND_PER_ROW = 4
+
+register("de", {
+    "rf.header": "Hand {n} von {total}",
+    "rf.kind.single": "Einzelkarte",
+    "rf.kind.pair": "Paar",
+    "rf.kind.pair_chain": "Paarfolge",
+    "rf.kind.straight": "Straße",
+    "rf.kind.triple_two": "Drilling mit zwei",
+    "rf.kind.airplane": "Flugzeug",
+    "rf.kind.bomb": "Bombe",
+    "rf.tab.single": "Einzel",
+    "rf.tab.pair": "Paare",
+    "rf.tab.pair_chain": "Paarfolgen",
+    "rf.tab.straight": "Straßen",
+    "rf.tab.triple_two": "Drilling+2",
+    "rf.tab.airplane": "Flugzeuge",
+    "rf.tab.bomb": "💣 Bomben",
+    "rf.tab.sel": "✋ Auswählen",
+    "rf.table": "Auf dem Tisch: {cards} ({kind}) von {name}",
+    "rf.table_empty": "{name} spielt frei aus.",
+    "rf.cards": "{n} Karten",
+    "rf.card": "1 Karte",
+    "rf.points": "{n} Pkt.",
+    "rf.passed": "passt",
+    "rf.alert": "⚠️ {name} hat nur noch 1 Karte!",
+    "rf.bombs": "💣 Bomben in dieser Hand: {list}",
+    "rf.hand": "Deine Karten ({n}): {cards}",
+    "rf.next_one": "⚠️ Dein Nachfolger hat nur noch 1 Karte: eine Einzelkarte muss deine höchste "
+                   "sein.",
+    "rf.pass": "Passen",
+    "rf.cannot_beat": "Du kannst nicht überbieten – passen.",
+    "rf.play_sel": "▶ Spielen: {cards}",
+    "rf.play_empty": "▶ Auswahl spielen",
+    "rf.clear": "✖ Leeren",
+    "rf.ui.not_now": "Du bist gerade nicht am Zug.",
+    "rf.ui.not_in_hand": "Diese Karte hast du nicht.",
+    "rf.ui.empty": "Wähle zuerst Karten aus.",
+    "rf.ui.picked": "Ausgewählt: {cards} – {kind}",
+    "rf.ui.picked_none": "Ausgewählt: {cards} – (noch) keine Kombination",
+    "rf.ui.no_combo": "Diese Karten sind keine Kombination.",
+    "rf.ui.no_beat": "Das schlägt {cards} nicht.",
+    "rf.ui.bomb": "Vier Gleiche bleiben zusammen: nur als Bombe.",
+    "rf.ui.highest": "Dein Nachfolger hat nur noch 1 Karte: spiele deine höchste Einzelkarte.",
+    "rf.ui.short": "Drilling mit weniger Beikarten nur mit deinen letzten Karten.",
+    "rf.ev.play": "{name}: {cards} ({kind})",
+    "rf.ev.bomb": "💣 {name} bombt mit {cards}! (+10, die anderen je −5)",
+    "rf.ev.one": " ⚠️ {name} hat nur noch 1 Karte!",
+    "rf.ev.out": "{name} legt die letzten Karten: {cards} ({kind}) 🏁",
+    "rf.ev.pass": "{name} passt.",
+    "rf.ev.lead": "Alle passen – {name} spielt neu aus.",
+    "rf.result": "Hand {n} von {total} vorbei – {name} ist zuerst fertig!",
+    "rf.result.left": "{name}: {n} Karte(n) übrig ({cards}) → zahlt {paid}",
+    "rf.result.shut": "{name}: keine Karte gespielt – zahlt doppelt: {paid} ({cards})",
+    "rf.result.gets": "{name} bekommt {n} Punkte für Karten.",
+    "rf.result.bombs": "💣 Bomben: {list}",
+    "rf.result.delta": "Diese Hand: {list}",
+    "rf.result.totals": "Spielstand: {list}",
+    "rf.result.final": "Endstand nach {n} Händen: {list}",
+    "rf.result.winner": "🏆 {name} gewinnt das Match mit {score} Punkten!",
+    "rf.result.shared": "🏆 Geteilter Sieg mit {score} Punkten: {names}",
+    "rf.opt.hands": "Hände: {n}",
+    "rf.rules": (
+        "Run Fast (Pao De Kuai) – kurz:\n"
+        "• 3 Spieler, je 16 Karten (48 Karten: ohne 2♣ 2♥ 2♦ und ohne Pik-Ass). "
+        "Reihenfolge: 3 niedrigste … 10 B D K A, 2 höchste; Farben zählen nie.\n"
+        "• Der Besitzer von 3♠ beginnt die erste Hand, danach der Gewinner der vorigen.\n"
+        "• Kombinationen: Einzelkarte, Paar, Paarfolge (3344…, ohne 2), Straße (5+ Karten, "
+        "bis Ass), Drilling mit zwei beliebigen Karten, Flugzeug (2+ aufeinanderfolgende "
+        "Drillinge mit je zwei Beikarten), Bombe (vier Gleiche). Mit den letzten Karten darf "
+        "ein Drilling eine oder keine Beikarte haben, ein Flugzeug weniger.\n"
+        "• Überbieten: gleiche Kombination, gleiche Kartenzahl, höher. Die Bombe schlägt alles "
+        "außer einer höheren Bombe. Vier Gleiche bleiben immer als Bombe zusammen.\n"
+        "• Schlagpflicht: Wer überbieten kann, muss. Hat dein Nachfolger nur noch eine Karte, "
+        "muss eine Einzelkarte deine höchste sein.\n"
+        "• Wer zuerst keine Karten mehr hat, gewinnt die Hand: Jeder andere zahlt 1 Punkt pro "
+        "Restkarte, doppelt, wer gar keine Karte gespielt hat. Jede Bombe: +10 für den Spieler, "
+        "−5 für jeden anderen. Nach 4 oder 8 Händen gewinnt die höchste Summe."
+    ),
+})
+register("en", {
+    "rf.header": "Hand {n} of {total}",
+    "rf.kind.single": "single",
+    "rf.kind.pair": "pair",
+    "rf.kind.pair_chain": "consecutive pairs",
+    "rf.kind.straight": "straight",
+    "rf.kind.triple_two": "triple with two",
+    "rf.kind.airplane": "airplane",
+    "rf.kind.bomb": "bomb",
+    "rf.tab.single": "Singles",
+    "rf.tab.pair": "Pairs",
+    "rf.tab.pair_chain": "Pair chains",
+    "rf.tab.straight": "Straights",
+    "rf.tab.triple_two": "Triple+2",
+    "rf.tab.airplane": "Airplanes",
+    "rf.tab.bomb": "💣 Bombs",
+    "rf.tab.sel": "✋ Pick cards",
+    "rf.table": "On the table: {cards} ({kind}) by {name}",
+    "rf.table_empty": "{name} leads freely.",
+    "rf.cards": "{n} cards",
+    "rf.card": "1 card",
+    "rf.points": "{n} pts",
+    "rf.passed": "passed",
+    "rf.alert": "⚠️ {name} has only 1 card left!",
+    "rf.bombs": "💣 Bombs this hand: {list}",
+    "rf.hand": "Your cards ({n}): {cards}",
+    "rf.next_one": "⚠️ The next player has only 1 card: a single must be your highest.",
+    "rf.pass": "Pass",
+    "rf.cannot_beat": "You cannot beat it – pass.",
+    "rf.play_sel": "▶ Play: {cards}",
+    "rf.play_empty": "▶ Play selection",
+    "rf.clear": "✖ Clear",
+    "rf.ui.not_now": "It's not your turn.",
+    "rf.ui.not_in_hand": "You don't hold that card.",
+    "rf.ui.empty": "Pick some cards first.",
+    "rf.ui.picked": "Picked: {cards} – {kind}",
+    "rf.ui.picked_none": "Picked: {cards} – no combination (yet)",
+    "rf.ui.no_combo": "These cards are no combination.",
+    "rf.ui.no_beat": "That does not beat {cards}.",
+    "rf.ui.bomb": "Four of a rank stay together: only as a bomb.",
+    "rf.ui.highest": "The next player has only 1 card: play your highest single.",
+    "rf.ui.short": "A triple with fewer kickers only with your last cards.",
+    "rf.ev.play": "{name}: {cards} ({kind})",
+    "rf.ev.bomb": "💣 {name} bombs with {cards}! (+10, the others −5 each)",
+    "rf.ev.one": " ⚠️ {name} has only 1 card left!",
+    "rf.ev.out": "{name} plays the last cards: {cards} ({kind}) 🏁",
+    "rf.ev.pass": "{name} passes.",
+    "rf.ev.lead": "Everybody passed – {name} leads again.",
+    "rf.result": "Hand {n} of {total} over – {name} went out first!",
+    "rf.result.left": "{name}: {n} card(s) left ({cards}) → pays {paid}",
+    "rf.result.shut": "{name}: played no card – pays double: {paid} ({cards})",
+    "rf.result.gets": "{name} collects {n} points for cards.",
+    "rf.result.bombs": "💣 Bombs: {list}",
+    "rf.result.delta": "This hand: {list}",
+    "rf.result.totals": "Score: {list}",
+    "rf.result.final": "Final score after {n} hands: {list}",
+    "rf.result.winner": "🏆 {name} wins the match with {score} points!",
+    "rf.result.shared": "🏆 Shared win with {score} points: {names}",
+    "rf.opt.hands": "Hands: {n}",
+    "rf.rules": (
+        "Run Fast (Pao De Kuai) – in short:\n"
+        "• 3 players, 16 cards each (48 cards: no 2♣ 2♥ 2♦ and no ace of spades). "
+        "Order: 3 lowest … 10 J Q K A, 2 highest; suits never count.\n"
+        "• The holder of 3♠ leads the first hand, then the winner of the previous hand.\n"
+        "• Combinations: single, pair, consecutive pairs (3344…, no 2), straight (5+ cards, up "
+        "to the ace), triple with any two cards, airplane (2+ consecutive triples with two "
+        "kickers each), bomb (four of a rank). With your last cards a triple may carry one or "
+        "no kicker, an airplane fewer.\n"
+        "• To beat: the same combination, the same number of cards, higher. A bomb beats "
+        "anything but a higher bomb. Four of a rank always stay together as a bomb.\n"
+        "• You must beat when you can. If the next player has one card left, a single you play "
+        "must be your highest.\n"
+        "• The first player out wins the hand: every other player pays 1 point per card left, "
+        "double if they played no card at all. Every bomb: +10 for its player, −5 for each "
+        "other. After 4 or 8 hands the highest total wins."
+    ),
+})
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers
+
+
+def _c(codes: Any) -> str:
+    if isinstance(codes, str):
+        return BY_CODE[codes].symbol
+    return show(BY_CODE[c] for c in codes)
+
+
+def _kind(kind: str, lang: str) -> str:
+    return tr(lang, f"rf.kind.{kind}")
+
+
+def _label(cards: tuple) -> str:
+    """A play's button label: every card spelled out, weakest first."""
+    return show(cards)
+
+
+def _signed(n: int) -> str:
+    return f"+{n}" if n > 0 else str(n)
+
+
+def _score_list(names: list[str], values: tuple[int, ...] | list[int], signed: bool) -> str:
+    fmt = _signed if signed else str
+    return " · ".join(f"{names[s]} {fmt(values[s])}" for s in range(len(values)))
+
+
+def rules(lang: str) -> str:
+    return tr(lang, "rf.rules")
+
+
+def option_label(key: str, value: Any, lang: str) -> str:
+    return tr(lang, f"rf.opt.{key}", n=value)
+
+
+# ---------------------------------------------------------------------------------------------
+# table and hand
+
+
+def public_lines(state: game.State, names: list[str], lang: str, options: dict[str, Any],
+                 marks: list[str]) -> list[str]:
+    """Status lines anyone may see: the play on the table, card counts, alerts, bombs, scores.
+    No hidden card."""
+    lines = [f"🃏 {NAMES.get(lang, NAMES['de'])} · "
+             + tr(lang, "rf.header", n=state.round_no, total=state.hands_total)]
+    playing = state.phase == TURN
+    if playing:
+        cur = state.current
+        if cur is None:
+            lines.append(tr(lang, "rf.table_empty", name=names[state.to_act]))  # type: ignore[index]
+        else:
+            lines.append(tr(lang, "rf.table", cards=show(cur.cards), kind=_kind(cur.kind, lang),
+                            name=names[state.table_seat]))  # type: ignore[index]
+    for s in range(state.seats):
+        bits = [f"{names[s]}{marks[s] if s < len(marks) else ''}"]
+        if playing:
+            n = state.hands[s].bit_count()
+            bits.append(tr(lang, "rf.card") if n == 1 else tr(lang, "rf.cards", n=n))
+        bits.append(tr(lang, "rf.points", n=state.scores[s]))
+        if playing and state.passed[s]:
+            bits.append(tr(lang, "rf.passed"))
+        prefix = "▶ " if state.to_act == s else "   "
+        lines.append(prefix + " · ".join(bits))
+    if playing:
+        for s in range(state.seats):
+            if state.hands[s].bit_count() == 1:
+                lines.append(tr(lang, "rf.alert", name=names[s]))
+        if state.bombs:
+            bombs = ", ".join(f"{names[who]} ({game.rank_label(power)})"
+                              for who, power in state.bombs)
+            lines.append(tr(lang, "rf.bombs", list=bombs))
+    return lines
+
+
+def private_lines(state: game.State, seat: int, lang: str) -> list[str]:
+    """The seat's own hand, sorted 3 … A 2 (only while a hand is played)."""
+    if state.phase != TURN:
+        return []
+    hand = state.hand_cards(seat)
+    lines = [tr(lang, "rf.hand", n=len(hand), cards=show(hand))]
+    if state.to_act == seat and state.hands[(seat + 1) % 3].bit_count() == 1:
+        lines.append(tr(lang, "rf.next_one"))
+    return lines
+
+
+# ---------------------------------------------------------------------------------------------
+# buttons and the selection
+
+
+def _plays_by_kind(state: game.State) -> dict[str, list[int]]:
+    """The legal plays as masks per kind, weakest first (lowest kickers first)."""
+    out: dict[str, list[tuple[int, int, int]]] = {}
+    for f in game.play_families(state):
+        rows = out.setdefault(f.kind, [])
+        for x in f.masks:
+            rows.append((f.length, f.power, x))
+    return {k: [x for *_, x in sorted(v, key=lambda t: (t[0], t[1], _weight(t[2])))]
+            for k, v in out.items()}
+
+
+def _weight(mask: int) -> tuple[int, ...]:
+    return tuple(sorted((game.CARD_POWER[c.id] for c in game.cards_of(mask)), reverse=True))
+
+
+def _selection(state: game.State, seat: int, ui: dict[str, Any] | None) -> list[str]:
+    """The selected card codes that are still in the hand (in hand order)."""
+    picked = set((ui or {}).get("s") or ())
+    return [c.code for c in state.hand_cards(seat) if c.code in picked]
+
+
+def _tab(state: game.State, seat: int, ui: dict[str, Any] | None,
+         groups: dict[str, list[int]]) -> str:
+    ui = ui or {}
+    if ui.get("k") == "sel" or _selection(state, seat, ui):
+        return "sel"
+    if ui.get("k") in groups:
+        return ui["k"]
+    if state.table is not None and state.table[0] in groups:
+        return state.table[0]
+    return next((k for k in game.KINDS if k in groups), "sel")
+
+
+def _rows(buttons: list[tuple[str, str]], per_row: int) -> list[list[tuple[str, str]]]:
+    return [buttons[i:i + per_row] for i in range(0, len(buttons), per_row)]
+
+
+def action_buttons(state: game.State, seat: int, lang: str,
+                   ui: dict[str, Any] | None = None) -> list[list[tuple[str, str]]]:
+    """Rows of (label, code) for the seat on turn: the plays of the chosen kind (paged, cards
+    spelled out, weakest first) or the hand to pick from, then the kind tabs; only Pass when
+    nothing beats."""
+    if state.to_act != seat or state.phase != TURN:
+        return []
+    groups = _plays_by_kind(state)
+    if not groups:
+        return [[(tr(lang, "rf.pass"), game.PASS.code)]]
+    tab = _tab(state, seat, ui, groups)
+    rows: list[list[tuple[str, str]]] = []
+    if tab == "sel":
+        picked = set(_selection(state, seat, ui))
+        hand = [(("✅" if c.code in picked else "") + c.symbol, f"ui.t.{c.code}")
+                for c in state.hand_cards(seat)]
+        rows += _rows(hand, HAND_PER_ROW)
+        sel = [BY_CODE[c] for c in _selection(state, seat, ui)]
+        play = tr(lang, "rf.play_sel", cards=show(sel)) if sel else tr(lang, "rf.play_empty")
+        rows.append([(play, "ui.play"), (tr(lang, "rf.clear"), "ui.clear")])
+    else:
+        items = groups[tab]
+        pages = (len(items) + PAGE - 1) // PAGE
+        page = min(max(int((ui or {}).get("p") or 0), 0), pages - 1)
+        shown = items[page * PAGE:(page + 1) * PAGE]
+        rows += _rows([(_label(game.cards_of(x)), game.play_code(x)) for x in shown],
+                      PER_ROW[tab])
+        if pages > 1:
+            nav = []
+            if page > 0:
+                nav.append(("◀", f"ui.p.{page - 1}"))
+            nav.append((f"{page + 1}/{pages}", f"ui.p.{page}"))
+            if page < pages - 1:
+                nav.append(("▶", f"ui.p.{page + 1}"))
+            rows.append(nav)
+    tabs = []
+    for k in TABS:
+        if k in groups or k == "sel":
+            label = tr(lang, f"rf.tab.{k}") + (f" ({len(groups[k])})" if k in groups else "")
+            tabs.append((("• " if k == tab else "") + label, f"ui.k.{k}"))
+    rows += _rows(tabs, 4)
+    return rows
+
+
+_REASONS = (("bomb", "rf.ui.bomb"), ("highest", "rf.ui.highest"),
+            ("last cards", "rf.ui.short"), ("no combination", "rf.ui.no_combo"))
+
+
+def ui_press(state: game.State, seat: int, ui: dict[str, Any], arg: str,
+             lang: str) -> tuple[dict[str, Any], str | None, str | None]:
+    """One selection step: returns (new selection, action code or None, short answer)."""
+    if state.phase != TURN or state.to_act != seat:
+        raise ValueError(tr(lang, "rf.ui.not_now"))
+    ui = dict(ui or {})
+    head, _, rest = arg.partition(".")
+    if head == "k" and rest in TABS:
+        ui["k"], ui["p"] = rest, 0
+        if rest != "sel":
+            ui["s"] = []
+        return ui, None, None
+    if head == "p" and rest.isdigit() and len(rest) <= 3:
+        ui["p"] = int(rest)
+        return ui, None, None
+    hand = {c.code: c for c in state.hand_cards(seat)}
+    if head == "t" and rest:
+        if rest not in hand:
+            raise ValueError(tr(lang, "rf.ui.not_in_hand"))
+        picked = set(_selection(state, seat, ui)) ^ {rest}
+        ui["s"] = [c for c in hand if c in picked]
+        ui["k"] = "sel"
+        if not ui["s"]:
+            return ui, None, None
+        cards = [hand[c] for c in ui["s"]]
+        mask = game.mask_of(cards)
+        key = game.interpret(mask, final=mask == state.hands[seat])
+        if key is None:
+            return ui, None, tr(lang, "rf.ui.picked_none", cards=show(cards))
+        return ui, None, tr(lang, "rf.ui.picked", cards=show(cards), kind=_kind(key[0], lang))
+    if head == "clear" and not rest:
+        ui["s"] = []
+        return ui, None, None
+    if head == "play" and not rest:
+        cards = [hand[c] for c in _selection(state, seat, ui)]
+        if not cards:
+            raise ValueError(tr(lang, "rf.ui.empty"))
+        try:
+            action = game.parse_action(game.play_code(game.mask_of(cards)))
+        except game.IllegalAction:
+            raise ValueError(tr(lang, "rf.ui.no_combo")) from None
+        reason = game.why_illegal(state, action)
+        if reason is not None:
+            if "beat" in reason and state.current is not None:
+                raise ValueError(tr(lang, "rf.ui.no_beat", cards=show(state.current.cards)))
+            for needle, key in _REASONS:
+                if needle in reason:
+                    raise ValueError(tr(lang, key))
+            raise ValueError(reason)
+        return {}, action.code, None
+    raise ValueError(tr(lang, "unknown_button"))
+
+
+# ---------------------------------------------------------------------------------------------
+# events and results
+
+
+def event_text(event: dict[str, Any], names: list[str], lang: str) -> str | None:
+    """One line for a public event (plays show only played cards)."""
+    kind, seat, data = event["kind"], event.get("seat"), event.get("data") or {}
+
+    def name(s: Any) -> str:
+        return names[s] if isinstance(s, int) and 0 <= s < len(names) else "?"
+
+    if kind == "play":
+        cards, what = _c(data["cards"]), _kind(data["kind"], lang)
+        if data.get("left") == 0:
+            return tr(lang, "rf.ev.out", name=name(seat), cards=cards, kind=what)
+        if data["kind"] == "bomb":
+            text = tr(lang, "rf.ev.bomb", name=name(seat), cards=cards)
+        else:
+            text = tr(lang, "rf.ev.play", name=name(seat), cards=cards, kind=what)
+        if data.get("left") == 1:
+            text += tr(lang, "rf.ev.one", name=name(seat))
+        return text
+    if kind == "pass":
+        return tr(lang, "rf.ev.pass", name=name(seat))
+    if kind == "lead":
+        return tr(lang, "rf.ev.lead", name=name(seat))
+    return None
+
+
+def result_lines(state: game.State, names: list[str], lang: str,
+                 options: dict[str, Any]) -> list[str]:
+    """The hand's result: cards left and paid (doubles marked), bombs, the hand's changes and
+    the running score; at the end of the match the final score and the winners."""
+    r = state.result
+    if r is None:
+        return []
+    lines = [tr(lang, "rf.result", n=r.round_no, total=state.hands_total, name=names[r.winner])]
+    for s in range(state.seats):
+        if s == r.winner:
+            continue
+        key = "rf.result.shut" if r.shut_out[s] else "rf.result.left"
+        lines.append(tr(lang, key, name=names[s], n=len(r.left[s]), cards=show(r.left[s]),
+                        paid=r.paid[s]))
+    lines.append(tr(lang, "rf.result.gets", name=names[r.winner], n=sum(r.paid)))
+    if any(r.bombs):
+        lines.append(tr(lang, "rf.result.bombs", list=_score_list(names, r.bombs, True)))
+    lines.append(tr(lang, "rf.result.delta", list=_score_list(names, r.delta, True)))
+    if state.phase == FINISHED:
+        lines.append(tr(lang, "rf.result.final", n=state.hands_total,
+                        list=_score_list(names, state.scores, False)))
+        won = list(state.winners)
+        if len(won) == 1:
+            lines.append(tr(lang, "rf.result.winner", name=names[won[0]],
+                            score=state.scores[won[0]]))
+        else:
+            lines.append(tr(lang, "rf.result.shared", score=state.scores[won[0]],
+                            names=", ".join(names[s] for s in won)))
+    elif state.phase == PAYOUT:
+        lines.append(tr(lang, "rf.result.totals", list=_score_list(names, state.scores, False)))
+    return lines
+
+
+def winners(state: game.State) -> list[int]:
+    return game.winners(state)
+
+
+def standings(state: game.State, names: list[str]) -> list[dict[str, Any]]:
+    return [{"seat": s, "name": names[s], "points": state.scores[s],
+             "winner": s in state.winners} for s in range(state.seats)]

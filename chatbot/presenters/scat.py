@@ -1,0 +1,377 @@
+"""How Einunddreißig / Scat looks in chat: table lines, private hand, move buttons, events, rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import scat as game
+from engine.cards import BY_CODE, Card, show
+from engine.protocol import FINISHED, PAYOUT
+
+from ..i18n import register, tr
+
+GAME_ID = game.GAME_ID
+NAMES = {"de": "Einunddreißig (Scat)", "en": "Scat (31)"}
+DEFAULT_TABLE_OPTIONS: dict[str, Any] = {}
+# Engine options offered as lobby buttons; the first value is the default (RULES.md §2).
+OPTION_CHOICES: dict[str, list[Any]] = {
+    "no_first_turn_knock": [True, False],
+    "trio_bonus": [True, False],
+    "reentry": [False, True],
+    "four_cards": [False, True],
+}
+
+register("de", {
+    "scat.table": "Ablage: {top} · Stapel: {n} Karten",
+    "scat.table_empty": "Ablage: {top} · Stapel: leer",
+    "scat.tiebreak": "Stechen",
+    "scat.tokens": "{n}× 🪙",
+    "scat.bus": "🚌 im Bus",
+    "scat.out": "✖ raus",
+    "scat.dealer": "gibt",
+    "scat.knocker": "✊ geklopft",
+    "scat.sits_out": "setzt aus",
+    "scat.reentered": "↩",
+    "scat.knocked": "✊ {name} hat geklopft – noch {n} letzte(r) Zug/Züge.",
+    "scat.mid_turn": "{name} hat gezogen und legt gleich ab.",
+    "scat.hand": "Deine Karten: {cards} (Wert {value})",
+    "scat.drawn_stock": "Gezogen vom Stapel: {card} – lege eine Karte ab (bestes Blatt danach: "
+                        "{value}).",
+    "scat.drawn_pile": "Vom Ablagestapel genommen: {card} – lege eine andere Karte ab (bestes "
+                       "Blatt danach: {value}).",
+    "scat.btn.draw": "🂠 Vom Stapel ziehen",
+    "scat.btn.take": "⤴ {card} nehmen",
+    "scat.btn.knock": "✊ Klopfen",
+    "scat.btn.pass": "Passen",
+    "scat.btn.drop": "⬇ {card}",
+    "scat.btn.drop_new": "⬇ {card} (neu)",
+    "scat.ev.draw": "{name} zieht vom Stapel.",
+    "scat.ev.take": "{name} nimmt {card} vom Ablagestapel.",
+    "scat.ev.discard": "{name} legt {card} ab.",
+    "scat.ev.knock": "{name} klopft!",
+    "scat.ev.knock_empty": "{name} klopft – der Stapel ist leer, sofort Abrechnung.",
+    "scat.ev.pass": "{name} passt.",
+    "scat.ev.pass_empty": "{name} passt – der Stapel ist leer, sofort Abrechnung.",
+    "scat.ev.blitz": "⚡ {name} hat {value} – Blitz!",
+    "scat.ev.deal": "Runde {n}: {dealer} gibt, {starter} beginnt.",
+    "scat.result": "Runde {n} vorbei – {why}:",
+    "scat.result_tb": "Stechen (Runde {n}) vorbei – {why}:",
+    "scat.why.knock": "{name} hat geklopft",
+    "scat.why.blitz": "⚡ Blitz von {name}",
+    "scat.why.dealt_blitz": "⚡ Blitz schon beim Austeilen ({name})",
+    "scat.why.stock_knock": "Stapel leer, {name} klopft",
+    "scat.why.stock_pass": "Stapel leer, es wurde gepasst",
+    "scat.line": "{name}: {cards} = {value}",
+    "scat.loses": "{name} verliert {n} {tokens}.",
+    "scat.token1": "Jeton",
+    "scat.tokens_n": "Jetons",
+    "scat.now_bus": "🚌 {name} sitzt jetzt im Bus (Gnade) – die nächste Niederlage wirft raus.",
+    "scat.eliminated": "✖ {name} ist ausgeschieden.",
+    "scat.now_reentered": "↩ {name} ist raus – und steigt mit {n} Jetons wieder ein (Einstieg).",
+    "scat.tiebreak_next": "Alle würden gleichzeitig ausscheiden – Stechen zwischen {names}!",
+    "scat.tiebreak_again": "Gleichstand unten – noch ein Stechen zwischen {names}.",
+    "scat.nobody": "Niemand verliert.",
+    "scat.wins": "🏆 {name} gewinnt das Spiel!",
+    "scat.opt.no_first_turn_knock": "Klopfen im 1. Zug: {value}",
+    "scat.opt.trio_bonus": "Drilling = 30½: {value}",
+    "scat.opt.reentry": "Einstieg (1× zurück): {value}",
+    "scat.opt.four_cards": "Vier-Karten-Scat (41): {value}",
+    "scat.opt.forbidden": "verboten",
+    "scat.opt.allowed": "erlaubt",
+    "scat.opt.on": "an",
+    "scat.opt.off": "aus",
+    "scat.rules": (
+        "Einunddreißig (Scat, Blitz) – kurz:\n"
+        "• 52 Karten, 2–7 Spieler, jeder hat 3 Karten und 3 Jetons. Wert: höchste Summe einer "
+        "Farbe (Ass 11, Bildkarten 10, sonst Augenzahl). Drei Gleiche = 30½.\n"
+        "• Im Zug: eine Karte vom Stapel oder vom Ablagestapel ziehen, dann eine Karte ablegen "
+        "(die eben vom Ablagestapel genommene nicht). Statt zu ziehen darf man klopfen – nicht im "
+        "allerersten Zug. Danach hat jeder andere genau noch einen Zug (ziehen/ablegen oder "
+        "passen), dann wird abgerechnet.\n"
+        "• Blitz: Wer vor dem Klopfen 31 hält, beendet die Runde sofort; alle anderen verlieren "
+        "einen Jeton.\n"
+        "• Abrechnung: Die niedrigste Hand verliert einen Jeton (Gleichstand: alle). Ein "
+        "Klopfer im Gleichstand ist sicher; ist er allein der Niedrigste, verliert er zwei.\n"
+        "• Ohne Jeton sitzt man im Bus 🚌; wer im Bus verliert, scheidet aus. Der Letzte gewinnt.\n"
+        "• Stapel leer: Ablagekarte nehmen, klopfen oder passen – Klopfen oder Passen beendet "
+        "die Runde sofort."
+    ),
+})
+register("en", {
+    "scat.table": "Discard: {top} · Stock: {n} cards",
+    "scat.table_empty": "Discard: {top} · Stock: empty",
+    "scat.tiebreak": "tie-break",
+    "scat.tokens": "{n}× 🪙",
+    "scat.bus": "🚌 on the bus",
+    "scat.out": "✖ out",
+    "scat.dealer": "deals",
+    "scat.knocker": "✊ knocked",
+    "scat.sits_out": "sits out",
+    "scat.reentered": "↩",
+    "scat.knocked": "✊ {name} knocked – {n} last turn(s) left.",
+    "scat.mid_turn": "{name} has drawn and is about to discard.",
+    "scat.hand": "Your cards: {cards} (value {value})",
+    "scat.drawn_stock": "Drawn from the stock: {card} – discard a card (best hand after: "
+                        "{value}).",
+    "scat.drawn_pile": "Taken from the discard pile: {card} – discard another card (best hand "
+                       "after: {value}).",
+    "scat.btn.draw": "🂠 Draw from stock",
+    "scat.btn.take": "⤴ Take {card}",
+    "scat.btn.knock": "✊ Knock",
+    "scat.btn.pass": "Pass",
+    "scat.btn.drop": "⬇ {card}",
+    "scat.btn.drop_new": "⬇ {card} (new)",
+    "scat.ev.draw": "{name} draws from the stock.",
+    "scat.ev.take": "{name} takes {card} from the discard pile.",
+    "scat.ev.discard": "{name} discards {card}.",
+    "scat.ev.knock": "{name} knocks!",
+    "scat.ev.knock_empty": "{name} knocks – the stock is empty, showdown now.",
+    "scat.ev.pass": "{name} passes.",
+    "scat.ev.pass_empty": "{name} passes – the stock is empty, showdown now.",
+    "scat.ev.blitz": "⚡ {name} has {value} – blitz!",
+    "scat.ev.deal": "Round {n}: {dealer} deals, {starter} starts.",
+    "scat.result": "Round {n} over – {why}:",
+    "scat.result_tb": "Tie-break (round {n}) over – {why}:",
+    "scat.why.knock": "{name} knocked",
+    "scat.why.blitz": "⚡ blitz by {name}",
+    "scat.why.dealt_blitz": "⚡ blitz dealt ({name})",
+    "scat.why.stock_knock": "stock empty, {name} knocks",
+    "scat.why.stock_pass": "stock empty, a pass",
+    "scat.line": "{name}: {cards} = {value}",
+    "scat.loses": "{name} loses {n} {tokens}.",
+    "scat.token1": "token",
+    "scat.tokens_n": "tokens",
+    "scat.now_bus": "🚌 {name} is on the bus now – the next loss is the end.",
+    "scat.eliminated": "✖ {name} is out.",
+    "scat.now_reentered": "↩ {name} is out – and buys back in with {n} tokens.",
+    "scat.tiebreak_next": "Everybody left would go out at once – tie-break between {names}!",
+    "scat.tiebreak_again": "Tied at the bottom – another tie-break between {names}.",
+    "scat.nobody": "Nobody loses.",
+    "scat.wins": "🏆 {name} wins the game!",
+    "scat.opt.no_first_turn_knock": "Knock on 1st turn: {value}",
+    "scat.opt.trio_bonus": "Three of a rank = 30½: {value}",
+    "scat.opt.reentry": "Re-entry (once): {value}",
+    "scat.opt.four_cards": "Four-card Scat (41): {value}",
+    "scat.opt.forbidden": "not allowed",
+    "scat.opt.allowed": "allowed",
+    "scat.opt.on": "on",
+    "scat.opt.off": "off",
+    "scat.rules": (
+        "Scat (31, Blitz) – in short:\n"
+        "• 52 cards, 2–7 players, everyone holds 3 cards and 3 tokens. Value: the best sum of one "
+        "suit (ace 11, face cards 10, others face value). Three of a rank = 30½.\n"
+        "• On your turn: draw from the stock or take the discard top, then discard a card (not "
+        "the one just taken from the pile). Instead of drawing you may knock – not on your very "
+        "first turn. Then everybody else has exactly one last turn (draw/discard or pass), then "
+        "the showdown.\n"
+        "• Blitz: holding 31 before a knock ends the round at once; everybody else loses a token.\n"
+        "• Showdown: the lowest hand loses a token (ties: all of them). A knocker who ties is "
+        "safe; a knocker who is lowest alone loses two.\n"
+        "• Without tokens you're on the bus 🚌; losing on the bus puts you out. Last one wins.\n"
+        "• Stock empty: take the discard top, knock or pass – a knock or a pass ends the round "
+        "at once."
+    ),
+})
+
+
+def _c(code: str) -> str:
+    return BY_CODE[code].symbol
+
+
+def _sorted(hand: tuple[Card, ...]) -> tuple[Card, ...]:
+    return tuple(sorted(hand, key=lambda c: (c.suit, -c.rank)))
+
+
+def _trio(state: game.State) -> bool:
+    return bool(dict(state.options)["trio_bonus"])
+
+
+def _playing(state: game.State) -> bool:
+    return state.phase not in (PAYOUT, FINISHED)
+
+
+def option_label(key: str, value: Any, lang: str) -> str:
+    """The lobby button text for an engine option and its current value."""
+    if key == "no_first_turn_knock":
+        word = "scat.opt.forbidden" if value else "scat.opt.allowed"
+    else:
+        word = "scat.opt.on" if value else "scat.opt.off"
+    return tr(lang, f"scat.opt.{key}", value=tr(lang, word))
+
+
+def rules(lang: str) -> str:
+    return tr(lang, "scat.rules")
+
+
+def _lives(state: game.State, seat: int, lang: str) -> str:
+    if state.out[seat]:
+        return tr(lang, "scat.out")
+    if state.lives[seat] == 0:
+        return tr(lang, "scat.bus")
+    return tr(lang, "scat.tokens", n=state.lives[seat])
+
+
+def public_lines(state: game.State, names: list[str], lang: str, options: dict[str, Any],
+                 marks: list[str]) -> list[str]:
+    """Status lines anyone may see: discard top, stock size, tokens, bus, knock. No hand cards."""
+    playing = _playing(state)
+    head = f"🃏 {NAMES.get(lang, NAMES['de'])} · {tr(lang, 'round', n=state.round_no)}"
+    if state.tiebreak and (playing or state.phase == PAYOUT):
+        head += f" · {tr(lang, 'scat.tiebreak')}"
+    lines = [head]
+    if playing and state.discard:
+        key = "scat.table" if state.stock else "scat.table_empty"
+        lines.append(tr(lang, key, top=state.discard[-1].symbol, n=len(state.stock)))
+    for s in range(state.seats):
+        bits = [f"{names[s]}{marks[s]}", _lives(state, s, lang)]
+        if state.reentered[s]:
+            bits.append(tr(lang, "scat.reentered"))
+        if not state.out[s] and playing:
+            if s not in state.players:
+                bits.append(tr(lang, "scat.sits_out"))
+            elif s == state.dealer:
+                bits.append(tr(lang, "scat.dealer"))
+            if state.knocker == s:
+                bits.append(tr(lang, "scat.knocker"))
+        prefix = "▶ " if state.to_act == s else "   "
+        lines.append(prefix + " · ".join(bits))
+    if playing and state.knocker is not None:
+        lines.append(tr(lang, "scat.knocked", name=names[state.knocker], n=state.final_left))
+    if playing and state.drawn is not None and state.to_act is not None:
+        lines.append(tr(lang, "scat.mid_turn", name=names[state.to_act]))
+    return lines
+
+
+def private_lines(state: game.State, seat: int, lang: str) -> list[str]:
+    """The seat's own hand with its value; mid-turn the drawn card is marked."""
+    if not _playing(state) or seat not in state.players:
+        return []
+    trio = _trio(state)
+    hand = state.hands[seat]
+    drawn = state.drawn if state.to_act == seat else None
+    if drawn is None:
+        value = game.format_value(game._value2(hand, trio))
+        return [tr(lang, "scat.hand", cards=show(_sorted(hand)), value=value)]
+    rest = tuple(c for c in hand if c is not drawn)
+    lines = [tr(lang, "scat.hand", cards=show(_sorted(rest)),
+                value=game.format_value(game._value2(rest, trio)))]
+    keep = drawn if state.from_pile else None
+    best = game.format_value(game.best_discard(hand, trio, keep)[0])
+    key = "scat.drawn_pile" if state.from_pile else "scat.drawn_stock"
+    lines.append(tr(lang, key, card=drawn.symbol, value=best))
+    return lines
+
+
+def action_buttons(state: game.State, seat: int, lang: str,
+                   ui: dict[str, Any] | None = None) -> list[list[tuple[str, str]]]:
+    """Rows of (label, action code) for the seat on turn."""
+    if state.to_act != seat:
+        return []
+    legal = game.legal_actions(state)
+    if state.drawn is not None:
+        drops = sorted((a for a in legal if a.kind == "drop"),
+                       key=lambda a: (a.card.suit, -a.card.rank))  # type: ignore[union-attr]
+        row = []
+        for a in drops:
+            key = "scat.btn.drop_new" if a.card is state.drawn else "scat.btn.drop"
+            row.append((tr(lang, key, card=a.card.symbol), a.code))  # type: ignore[union-attr]
+        return [row]
+    first: list[tuple[str, str]] = []
+    second: list[tuple[str, str]] = []
+    for a in legal:
+        if a.kind == "draw":
+            first.append((tr(lang, "scat.btn.draw"), a.code))
+        elif a.kind == "take":
+            first.append((tr(lang, "scat.btn.take", card=state.discard[-1].symbol), a.code))
+        elif a.kind == "knock":
+            second.append((tr(lang, "scat.btn.knock"), a.code))
+        elif a.kind == "pass":
+            second.append((tr(lang, "scat.btn.pass"), a.code))
+    return [row for row in (first, second) if row]
+
+
+def event_text(event: dict[str, Any], names: list[str], lang: str) -> str | None:
+    """One line for a public event of the log, or ``None``. A stock draw never names the card."""
+    kind, seat, data = event["kind"], event.get("seat"), event.get("data") or {}
+    name = names[seat] if seat is not None and 0 <= seat < len(names) else "?"
+    if kind == "draw":
+        return tr(lang, "scat.ev.draw", name=name)
+    if kind == "take":
+        return tr(lang, "scat.ev.take", name=name, card=_c(data["card"]))
+    if kind == "discard":
+        return tr(lang, "scat.ev.discard", name=name, card=_c(data["card"]))
+    if kind == "knock":
+        return tr(lang, "scat.ev.knock_empty" if data.get("stock_empty") else "scat.ev.knock",
+                  name=name)
+    if kind == "pass":
+        return tr(lang, "scat.ev.pass", name=name)
+    if kind == "blitz":
+        return tr(lang, "scat.ev.blitz", name=name, value=data.get("value", 31))
+    if kind == "deal":
+        def who(s: Any) -> str:
+            return names[s] if isinstance(s, int) and 0 <= s < len(names) else "?"
+        return tr(lang, "scat.ev.deal", n=data.get("round", "?"), dealer=who(data.get("dealer")),
+                  starter=who(data.get("starter")))
+    return None
+
+
+def result_lines(state: game.State, names: list[str], lang: str,
+                 options: dict[str, Any]) -> list[str]:
+    """The last round: every hand shown, who lost tokens, the bus, eliminations, the winner."""
+    r = state.result
+    if r is None:
+        return []
+    if r.blitz:
+        who = ", ".join(names[s] for s in r.blitz)
+    elif r.knocker is not None:
+        who = names[r.knocker]
+    else:
+        who = ""
+    why = tr(lang, f"scat.why.{r.reason}", name=who)
+    lines = [tr(lang, "scat.result_tb" if r.tiebreak_round else "scat.result",
+                n=r.round_no, why=why)]
+    size = 4 if dict(state.options)["four_cards"] else 3
+    for s, hand in enumerate(r.hands):
+        if hand is None:
+            continue
+        cards = show(_sorted(hand))
+        if len(hand) > size:  # a blitz right after drawing: the 31 (41) and the extra card
+            extra = game.best_discard(hand, _trio(state))[1]
+            rest = tuple(c for c in hand if c is not extra)
+            cards = f"{show(_sorted(rest))} (+{extra.symbol})"
+        line = tr(lang, "scat.line", name=names[s], cards=cards,
+                  value=game.format_value(r.values2[s]))  # type: ignore[arg-type]
+        if s == r.knocker:
+            line += " ✊"
+        if s in r.blitz:
+            line += " ⚡"
+        if s in r.losers:
+            line += f" ⬇{' −' + str(r.lost[s]) if r.lost[s] else ''}"
+        lines.append(line)
+    if not r.losers:
+        lines.append(tr(lang, "scat.nobody"))
+    for s in r.losers:
+        if r.lost[s]:
+            unit = tr(lang, "scat.token1" if r.lost[s] == 1 else "scat.tokens_n")
+            lines.append(tr(lang, "scat.loses", name=names[s], n=r.lost[s], tokens=unit))
+    for s in r.bus:
+        lines.append(tr(lang, "scat.now_bus", name=names[s]))
+    for s in r.reentered:
+        lines.append(tr(lang, "scat.now_reentered", name=names[s], n=game.LIVES))
+    for s in r.eliminated:
+        lines.append(tr(lang, "scat.eliminated", name=names[s]))
+    if r.tiebreak:
+        key = "scat.tiebreak_again" if r.tiebreak_round else "scat.tiebreak_next"
+        lines.append(tr(lang, key, names=", ".join(names[s] for s in r.tiebreak)))
+    if state.winner is not None:
+        lines.append(tr(lang, "scat.wins", name=names[state.winner]))
+    return lines
+
+
+def winners(state: game.State) -> list[int]:
+    return [] if state.winner is None else [state.winner]
+
+
+def standings(state: game.State, names: list[str]) -> list[dict[str, Any]]:
+    return [{"seat": s, "name": names[s], "tokens": state.lives[s],
+             "bus": state.on_bus[s], "out": state.out[s]} for s in range(state.seats)]
