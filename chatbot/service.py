@@ -46,7 +46,7 @@ log = logging.getLogger(__name__)
 CPU_NAMES = ("Anna", "Bernd", "Clara", "Dieter", "Erika", "Franz")
 # Table buttons that are not game moves (handled by ``_ui_<name>``).
 _UI_CODES = {"join", "leave", "start", "stop", "cards", "back", "again", "fill", "clock", "cur",
-             "kick", "opt"}
+             "kick", "opt", "lvl"}
 TIMEOUT_CHOICES = (30, 60, 120, 0)
 LOG_LENGTH = 6
 
@@ -634,6 +634,16 @@ class Service:
             o["engine"] = eng
         return self._lobby_option(ctx, table, player, user, cycle)
 
+    def _ui_lvl(self, ctx, table, seats, player, user, code) -> Outcome:
+        """Cycle the level of the CPU players that fill empty seats."""
+        levels = levels_for(table.game)
+
+        def cycle(o: dict) -> None:
+            now = o.get("cpu_level", "normal")
+            o["cpu_level"] = levels[(levels.index(now) + 1) % len(levels)] if now in levels \
+                else levels[0]
+        return self._lobby_option(ctx, table, player, user, cycle)
+
     def _ui_cur(self, ctx, table, seats, player, user, code) -> Outcome:
         choices = list(getattr(presenter(table.game), "CURRENCIES", {}) or ["coins"])
 
@@ -842,7 +852,17 @@ class Service:
         return [(r[0], r[1], r[2]) for r in rows]
 
     def fire_due(self, table_id: int, version: int) -> bool:
-        """Claim and run a table's deadline. Runs once: a stale or early claim does nothing."""
+        """Claim and run a table's deadline. Runs once: a stale or early claim does nothing.
+
+        A CPU move is decided before the claim, outside any transaction (a strong level may
+        think for a second; no table or database lock is held meanwhile). The claim then checks
+        that the table is still at the version the move was decided for.
+        """
+        try:
+            planned = self._plan_cpu(table_id, version)
+        except Exception:
+            log.exception("table %s: CPU decision failed", table_id)
+            planned = None
         try:
             with self._tx() as session:
                 table = self._lock_table(session, table_id)
@@ -858,7 +878,8 @@ class Service:
                 if kind == "remind":
                     self._remind(ctx, table, seats)
                 elif kind in ("cpu", "timeout"):
-                    self._cpu_turn(ctx, table, seats, timed_out=kind == "timeout")
+                    self._cpu_turn(ctx, table, seats, timed_out=kind == "timeout",
+                                   planned=planned)
                 elif kind == "next":
                     self._next_round(ctx, table, seats)
                 else:
@@ -897,15 +918,33 @@ class Service:
             return f"[{seat.name}](tg://user?id={player.external_id})"
         return seat.name
 
-    def _cpu_turn(self, ctx: _Ctx, table: GameTable, seats: list[Seat], timed_out: bool) -> None:
+    def _plan_cpu(self, table_id: int, version: int) -> str | None:
+        """Decide a due CPU move without locking anything (``None`` if none is due)."""
+        with Session(self.engine) as session:
+            table = session.get(GameTable, table_id)
+            if (table is None or table.version != version or table.next_deadline is None
+                    or table.deadline_kind not in ("cpu", "timeout")):
+                return None
+            seats = self._seats(session, table)
+            return self._decide(table, seats, self._model(table, seats))
+
+    @staticmethod
+    def _decide(table: GameTable, seats: list[Seat], model: fsm.TableModel) -> str:
+        """The move a CPU makes for the seat on turn: its own level, or Normal for a person
+        whose clock ran out or who is away (RULES.md §1; the nearest weaker level a game has).
+        Seeded by the table and version, so a replay decides the same."""
+        seat_no = model.game.to_act(model.engine_state)
+        seat = next(s for s in seats if s.seat_no == seat_no)
+        level = (seat.cpu_level or "normal") if seat.is_cpu else "normal"
+        rng = random.Random(f"{table.seed}:{table.version}")
+        return fsm.cpu_action(model, level, rng)
+
+    def _cpu_turn(self, ctx: _Ctx, table: GameTable, seats: list[Seat], timed_out: bool,
+                  planned: str | None = None) -> None:
         model = self._model(table, seats)
         seat_no = model.game.to_act(model.engine_state)
         seat = next(s for s in seats if s.seat_no == seat_no)
-        # A CPU seat plays at its level; a timed-out or away player is played at Normal
-        # (RULES.md §1), or the nearest weaker level a game has.
-        level = (seat.cpu_level or "normal") if seat.is_cpu else "normal"
-        rng = random.Random(f"{table.seed}:{table.version}")
-        code = fsm.cpu_action(model, level, rng)
+        code = planned if planned is not None else self._decide(table, seats, model)
         actor = "cpu" if seat.is_cpu else ("timeout" if timed_out else "away")
         if timed_out and not seat.is_cpu:
             seat.timeouts += 1

@@ -63,6 +63,9 @@ def _lobby(table: GameTable, seats: list[Seat], lang: str) -> View:
         [_btn(table, tr(lang, "start"), "start"), _btn(table, tr(lang, "stop"), "stop")],
         [_btn(table, clock, "clock"), _btn(table, fill, "fill")],
     ]
+    if table.options.get("fill_cpu"):
+        level = table.options.get("cpu_level", "normal")
+        rows[2].insert(2, _btn(table, f"🤖 {tr(lang, 'level_' + level)}", "lvl"))
     engine_opts = table.options.get("engine") or {}
     for key, values in getattr(p, "OPTION_CHOICES", {}).items():
         label = p.option_label(key, engine_opts.get(key, values[0]), lang)

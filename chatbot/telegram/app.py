@@ -35,7 +35,7 @@ from .sender import Limits, OutboxSender, TelegramTransport
 log = logging.getLogger(__name__)
 PLATFORM = "telegram"
 COMMANDS = ("start", "help", "rules", "language", "new", "stop")
-MANAGE_CODES = ("start", "stop", "kick", "fill", "clock", "cur")
+MANAGE_CODES = ("start", "stop", "kick", "fill", "clock", "cur", "opt", "lvl")
 SWEEP_SECONDS = 2.0
 
 _COMMAND_TEXT = {
