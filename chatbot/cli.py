@@ -32,9 +32,11 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     cfg = config.load()
     lang = args.lang or cfg.default_language
+    game = GAMES[args.game]
+    players = args.players or min(max(3, game.MIN_SEATS), game.MAX_SEATS)
     service = _service(cfg, cpu_delay=0.0, next_round_delay=0.0)
     options = {"hands": args.hands} if args.hands is not None else None
-    return ConsoleGame(service, args.game, args.players, args.level, lang=lang,
+    return ConsoleGame(service, args.game, players, args.level, lang=lang,
                        options=options).run()
 
 
@@ -88,7 +90,9 @@ def main(argv: list[str] | None = None) -> int:
 
     play = sub.add_parser("play", help="play a game in this terminal against CPU players")
     play.add_argument("game", choices=sorted(GAMES), help="game id")
-    play.add_argument("--players", type=int, default=3, help="players at the table, you included")
+    play.add_argument("--players", type=int, default=None,
+                      help="players at the table, you included (default: 3, or what the game "
+                           "needs)")
     play.add_argument("--level", choices=LEVELS, default="anfaenger", help="CPU level")
     play.add_argument("--lang", choices=("de", "en"), default=None, help="language")
     play.add_argument("--hands", type=int, choices=(4, 8), default=None,
