@@ -7,9 +7,10 @@ LANGUAGES = ("de", "en")
 
 _DE: dict[str, str] = {
     # general
-    "welcome": "Servus! Ich bin der Stammtisch-Bot. Hier spielt ihr Schwimmen – in der Gruppe "
-               "miteinander oder privat gegen CPU-Spieler.\n\n/new – neues Spiel\n/help – Hilfe\n"
-               "/rules – Regeln\n/language – Sprache",
+    "welcome": "Servus! Ich bin der Stammtisch-Bot. Hier spielt ihr Schwimmen, Einunddreißig "
+               "(Scat), Run Fast und Joker-Aufstieg – in der Gruppe miteinander oder privat "
+               "gegen CPU-Spieler.\n\n/new – neues Spiel\n/help – Hilfe\n/rules – Regeln\n"
+               "/language – Sprache",
     "help": "So geht's:\n• Privat: /new, Spiel und Gegner wählen, mit den Knöpfen spielen.\n"
             "• Gruppe: /new öffnet einen Tisch, Mitspieler drücken „Mitmachen“, der Eröffner "
             "drückt „Starten“. Deine Karten und Züge bekommst du privat von mir.\n"
@@ -80,14 +81,15 @@ _DE: dict[str, str] = {
     "winner": "🏆 {name} gewinnt das Spiel!",
     "winners": "🏆 Gewinner: {names}",
     "game_over": "Spiel vorbei.",
+    "between_rounds": "Die Runde ist vorbei – gleich geht es weiter.",
     "abandoned": "Tisch beendet.",
     "quit_hint": "q = beenden (der Tisch bleibt gespeichert)",
 }
 
 _EN: dict[str, str] = {
-    "welcome": "Hi! I'm the Stammtisch bot. Play Schwimmen here – together in a group or "
-               "privately against CPU players.\n\n/new – new game\n/help – help\n/rules – rules\n"
-               "/language – language",
+    "welcome": "Hi! I'm the Stammtisch bot. Play Schwimmen, Einunddreißig (Scat), Run Fast and "
+               "Joker Climb here – together in a group or privately against CPU players.\n\n"
+               "/new – new game\n/help – help\n/rules – rules\n/language – language",
     "help": "How it works:\n• Private: /new, choose the game and opponents, play with the buttons.\n"
             "• Group: /new opens a table, players press “Join”, the opener presses “Start”. "
             "I send you your cards and moves privately.\n"
@@ -156,6 +158,7 @@ _EN: dict[str, str] = {
     "winner": "🏆 {name} wins the game!",
     "winners": "🏆 Winners: {names}",
     "game_over": "Game over.",
+    "between_rounds": "The round is over – the next one is coming.",
     "abandoned": "Table closed.",
     "quit_hint": "q = quit (the table is kept)",
 }

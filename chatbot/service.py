@@ -502,7 +502,9 @@ class Service:
         else:
             seat.ui = new_ui
             ctx.session.add(seat)
-            self._emit(ctx, table, seats, model)
+            # The same turn goes on: edit the player's message in place (no new message,
+            # no notification for every card picked).
+            self._emit(ctx, table, seats, model, repost=False)
         return Outcome(answer, table_id=table.id, changed=action is not None)
 
     def _is_seated(self, ctx: _Ctx, table: GameTable, player: Player) -> bool:
@@ -945,6 +947,9 @@ class Service:
         seat_no = model.game.to_act(model.engine_state)
         seat = next(s for s in seats if s.seat_no == seat_no)
         code = planned if planned is not None else self._decide(table, seats, model)
+        if seat.ui:
+            seat.ui = {}  # a half-made selection does not survive a CPU stand-in move
+            ctx.session.add(seat)
         actor = "cpu" if seat.is_cpu else ("timeout" if timed_out else "away")
         if timed_out and not seat.is_cpu:
             seat.timeouts += 1
@@ -985,8 +990,9 @@ class Service:
             self._say(ctx, chat, "\n".join(lines))
 
     def _emit(self, ctx: _Ctx, table: GameTable, seats: list[Seat],
-              model: fsm.TableModel | None = None) -> None:
-        """Queue the table's current views: the table message and each player's private view."""
+              model: fsm.TableModel | None = None, repost: bool = True) -> None:
+        """Queue the table's current views: the table message and each player's private view
+        (``repost=False``: private views are edited in place even on the player's turn)."""
         from .views import render_private, render_table
         chat = ctx.session.get(Chat, table.chat_id)
         if chat is None:
@@ -1013,7 +1019,8 @@ class Service:
             pview = render_private(table, seats, model, seat, plang, single=False)
             ctx.session.add(Outbox(
                 platform=chat.platform, chat_external_id=player.private_chat_id,
-                table_id=table.id, slot=f"h{table.id}", repost=pview.repost, text=pview.text,
+                table_id=table.id, slot=f"h{table.id}", repost=pview.repost and repost,
+                text=pview.text,
                 buttons=[[list(b) for b in row] for row in pview.rows], not_before=ctx.now,
                 created_at=ctx.now))
 

@@ -160,6 +160,8 @@ def render_private(table: GameTable, seats: list[Seat], model: fsm.TableModel,
         lines.append(tr(lang, "waiting_for", name=names[on_turn]))
     if table.fsm_state == fsm.PAYOUT and single:
         rows.append([_btn(table, tr(lang, "next_round"), "next")])
+    elif table.fsm_state == fsm.PAYOUT:
+        lines.append(tr(lang, "between_rounds"))
     if seat is not None and seat.away:
         rows.append([_btn(table, tr(lang, "im_back"), "back")])
     return View("\n".join(lines), rows, repost=mine and not single)

@@ -203,6 +203,43 @@ def replay(db: Db, table_id: int) -> Callable[[datetime], Any]:
     return state_at
 
 
+# ------------------------------------------------------------------------------ message versions
+
+_MENTION = re.compile(r"\[([^\[\]]+)\]\(tg://user\?id=\d+\)")
+
+
+def versions(msg: dict) -> list[tuple[str, tuple[str, ...]]]:
+    """(text, button labels) of every version a message had, oldest first."""
+    out = []
+    for v in [*msg["history"], msg]:
+        markup = v.get("reply_markup") or {}
+        labels = tuple(b.get("text", "") for row in markup.get("inline_keyboard") or []
+                       for b in row)
+        out.append((v.get("text") or "", labels))
+    return out
+
+
+def version_datas(msg: dict) -> list[str]:
+    """The callback data of every button any version of a message had."""
+    return [b.get("callback_data") or "" for v in [*msg["history"], msg]
+            for row in (v.get("reply_markup") or {}).get("inline_keyboard") or [] for b in row]
+
+
+def made_at(db: Db, chat: int) -> dict[tuple[str, tuple[str, ...]], list[datetime]]:
+    """When each view (text, labels) for a chat was made: its outbox rows' creation times."""
+    import json
+
+    made: dict[tuple[str, tuple[str, ...]], list[datetime]] = {}
+    for row in db.outbox(chat):
+        rows = row["buttons"]
+        if isinstance(rows, str):
+            rows = json.loads(rows)
+        labels = tuple(b[0] for r in rows or [] for b in r)
+        key = (_MENTION.sub(r"\1", row["text"]), labels)
+        made.setdefault(key, []).append(as_utc(row["created_at"]))
+    return made
+
+
 # ------------------------------------------------------------------------------ messages, buttons
 
 
@@ -326,15 +363,17 @@ def greet(fake: FakeBotApi, user: int, name: str) -> None:
 
 
 def private_menu_to_table(fake: FakeBotApi, user: int, opponents: int = 1,
-                          level: str = "anfaenger") -> tuple[int, int]:
-    """/new in a private chat and the menu buttons: returns (table id, table message id)."""
+                          level: str = "anfaenger",
+                          game: str = "schwimmen") -> tuple[int, int]:
+    """/new in a private chat and the menu buttons (game, number of CPU opponents, level):
+    returns (table id, table message id)."""
     since = fake.last_seq()
     fake.send_text(user, user, "/new")
     menu = fake.wait_for(lambda: next((m for m in fake.messages(user, include_deleted=False)
-                                       if any(d == "v1:0:0:g.schwimmen" for _, d in buttons(m))),
+                                       if any(d == f"v1:0:0:g.{game}" for _, d in buttons(m))),
                                       None), WAIT, message="the game menu")
-    steps = ["v1:0:0:g.schwimmen", f"v1:0:0:g.schwimmen.{opponents}",
-             f"v1:0:0:g.schwimmen.{opponents}.{level}"]
+    steps = [f"v1:0:0:g.{game}", f"v1:0:0:g.{game}.{opponents}",
+             f"v1:0:0:g.{game}.{opponents}.{level}"]
     for i, data in enumerate(steps):
         if i > 0:
             fake.wait_for(lambda d=data: any(x == d for _, x in buttons(
@@ -382,6 +421,7 @@ class GroupGame:
     skipped: set[tuple[int, int]] = field(default_factory=set)
     finished: bool = False
     knock_bias: float = 0.3
+    game: str = "schwimmen"
 
     def hello(self) -> None:
         """Everybody starts the bot privately (and is greeted) before the table opens."""
@@ -389,14 +429,15 @@ class GroupGame:
             greet(self.fake, u, self.names[u])
 
     def open(self, extra: Callable[[], None] | None = None) -> None:
-        """/new in the group by the first user, Schwimmen, the others join, the opener starts."""
+        """/new in the group by the first user, the game (``self.game``), the others join,
+        the opener starts."""
         fake, opener = self.fake, self.users[0]
         fake.send_text(self.group, opener, "/new", user_first_name=self.names[opener])
         menu = fake.wait_for(lambda: next((m for m in fake.messages(self.group)
-                                           if any(d == "v1:0:0:g.schwimmen"
+                                           if any(d == f"v1:0:0:g.{self.game}"
                                                   for _, d in buttons(m))), None),
                              WAIT, message="the group game menu")
-        uid = fake.press(self.group, opener, menu["message_id"], "v1:0:0:g.schwimmen")
+        uid = fake.press(self.group, opener, menu["message_id"], f"v1:0:0:g.{self.game}")
         assert answer_text(fake, uid) is None
         lobby = fake.wait_for(lambda: next((m for m in fake.messages(self.group)
                                             if "join" in codes(m)), None),
@@ -432,10 +473,18 @@ class GroupGame:
                 found = m
         return found
 
+    def turn_datas(self, msg: dict) -> list[str]:
+        """The move buttons of a private message (empty: not on turn)."""
+        return move_datas(msg, self.table_id)
+
+    def pick(self, user: int, msg: dict) -> str:
+        """The button (callback data) ``user`` presses on their private message."""
+        return pick_move(self.rng, self.turn_datas(msg), self.knock_bias)
+
     def on_turn(self) -> tuple[int, dict] | None:
         for u in self.users:
             m = self.hand_message(u)
-            if m and move_datas(m, self.table_id):
+            if m and self.turn_datas(m):
                 return u, m
         return None
 
@@ -473,8 +522,7 @@ class GroupGame:
             self.skipped.add(key)
             return False
         self.pressed[key] = snap
-        fake.press(user, user, msg["message_id"],
-                   pick_move(rng, move_datas(msg, self.table_id), self.knock_bias))
+        fake.press(user, user, msg["message_id"], self.pick(user, msg))
         return True
 
     def play_to_end(self, timeout: float = 180.0, **kwargs: Any) -> None:

@@ -21,7 +21,6 @@ import re
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 
 import pytest
@@ -34,41 +33,16 @@ from .harness import (
     BotProcess,
     Db,
     GroupGame,
-    as_utc,
     card_symbols,
     press_and_settle,
     replay,
 )
+from .harness import made_at as _made_at
+from .harness import versions as _versions
 
 pytestmark = pytest.mark.e2e
 
 GAMES_TO_PLAY = 8
-_MENTION = re.compile(r"\[([^\[\]]+)\]\(tg://user\?id=\d+\)")
-
-
-def _versions(msg: dict) -> list[tuple[str, tuple[str, ...]]]:
-    """(text, button labels) of every version a message had, oldest first."""
-    out = []
-    for v in [*msg["history"], msg]:
-        markup = v.get("reply_markup") or {}
-        labels = tuple(b.get("text", "") for row in markup.get("inline_keyboard") or []
-                       for b in row)
-        out.append((v.get("text") or "", labels))
-    return out
-
-
-def _made_at(db: Db, chat: int) -> dict[tuple[str, tuple[str, ...]], list[datetime]]:
-    """When each view (text, labels) for a chat was made: its outbox rows' creation times."""
-    made: dict[tuple[str, tuple[str, ...]], list[datetime]] = defaultdict(list)
-    for row in db.outbox(chat):
-        rows = row["buttons"]
-        if isinstance(rows, str):
-            import json
-
-            rows = json.loads(rows)
-        labels = tuple(b[0] for r in rows or [] for b in r)
-        made[(_MENTION.sub(r"\1", row["text"]), labels)].append(as_utc(row["created_at"]))
-    return made
 
 
 _RESULT = re.compile(r"^(?:Runde (\d+) vorbei|Round (\d+) over)")
