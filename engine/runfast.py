@@ -743,6 +743,9 @@ class State(NamedTuple):
     turns: int  # moves made this hand
     result: HandResult | None
     winners: tuple[int, ...]  # at the end of the match: everybody tied at the top
+    # the public moves of this hand, "seat:code" ("seat:p.<mask>" or "seat:pass"): who played
+    # what and who passed on what — what an attentive player remembers
+    history: tuple[str, ...] = ()
 
     @property
     def hands_total(self) -> int:
@@ -781,6 +784,7 @@ class Observation:
     result: HandResult | None
     winners: tuple[int, ...]
     legal: Sequence[RFAction]
+    history: tuple[str, ...] = ()  # the public moves of this hand (see ``State.history``)
 
     def visible_cards(self) -> set[Card]:
         seen = set(self.hand) | set(self.played)
@@ -840,7 +844,7 @@ def _deal(state: State, starter: int | None) -> tuple[State, list[Event]]:
     new = state._replace(
         round_no=round_no, hands=hands, phase=TURN, to_act=starter, table=None, table_mask=0,
         table_seat=None, passed=(False,) * 3, starter=starter, played=0, bombs=(), turns=0,
-        result=None,
+        result=None, history=(),
     )
     return new, [Event("deal", None, {"round": round_no, "starter": starter,
                                        "hands": state.hands_total})]
@@ -988,7 +992,8 @@ def apply(state: State, action: RFAction | str) -> tuple[State, list[Event]]:
                 (p[0], True, p[2]) if seat == 1 else (p[0], p[1], True)
         new = State(state.seats, state.options, state.seed, state.round_no, state.hands, TURN,
                     nxt, table, table_mask, table_seat, passed, state.starter, state.played,
-                    state.bombs, state.scores, state.turns + 1, None, ())
+                    state.bombs, state.scores, state.turns + 1, None, (),
+                    state.history + (f"{seat}:pass",))
         return new, events
     mask = act.mask
     reason, key = _play_problem(state, seat, mask)
@@ -1012,7 +1017,7 @@ def apply(state: State, action: RFAction | str) -> tuple[State, list[Event]]:
         hands=tuple(hands), phase=TURN, to_act=nxt, table=key, table_mask=mask,
         table_seat=seat, passed=(False,) * 3, starter=state.starter,
         played=state.played | mask, bombs=bombs, scores=scores, turns=state.turns + 1,
-        result=None, winners=(),
+        result=None, winners=(), history=state.history + (f"{seat}:{act.code}",),
     )
     events = [Event("play", seat, data)]
     if not left:
@@ -1071,6 +1076,7 @@ def observation(state: State, seat: int) -> Observation:
         table_seat=state.table_seat, passed=state.passed, starter=state.starter,
         played=cards_of(state.played), bombs=state.bombs, scores=state.scores,
         turns=state.turns, result=state.result, winners=state.winners, legal=legal,
+        history=state.history,
     )
 
 
@@ -1119,7 +1125,7 @@ def to_json(state: State) -> str:
             "left": [[c.code for c in h] for h in r.left], "shut_out": list(r.shut_out),
             "paid": list(r.paid), "bombs": list(r.bombs), "delta": list(r.delta),
             "totals": list(r.totals)},
-        "winners": list(state.winners),
+        "winners": list(state.winners), "history": list(state.history),
     }, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -1145,6 +1151,7 @@ def from_json(text: str) -> State:
             passed=tuple(d["passed"]), starter=d["starter"], played=_mask_codes(d["played"]),
             bombs=tuple((b[0], b[1]) for b in d["bombs"]), scores=tuple(d["scores"]),
             turns=d["turns"], result=result, winners=tuple(d["winners"]),
+            history=tuple(d.get("history", ())),
         )
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
         if isinstance(exc, GameError):

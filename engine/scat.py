@@ -213,6 +213,10 @@ class State(NamedTuple):
     turns: int  # finished turns in this round
     result: RoundResult | None
     winner: int | None
+    # the public moves of this round, "seat:code" ("seat:take.<card>" names the card taken from
+    # the discard pile; a draw from the stock stays "seat:draw") — what an attentive player
+    # remembers
+    history: tuple[str, ...] = ()
 
     @property
     def remaining(self) -> list[int]:
@@ -253,6 +257,7 @@ class Observation:
     winner: int | None
     options: tuple[tuple[str, Any], ...]
     legal: tuple[ScatAction, ...]
+    history: tuple[str, ...] = ()  # the public moves of this round (see ``State.history``)
 
     @property
     def hand_size(self) -> int:
@@ -343,7 +348,7 @@ def _deal(state: State, dealer: int, players: tuple[int, ...]) -> tuple[State, l
         round_no=round_no, dealer=dealer, players=players, hands=hands,
         stock=tuple(deck[pos + 1:]), discard=(deck[pos],), phase=TURN, to_act=starter,
         drawn=None, from_pile=False, knocker=None, final_left=0, moved=(False,) * n, turns=0,
-        result=None,
+        result=None, history=(),
     )
     events = [Event("deal", None, {
         "round": round_no, "dealer": dealer, "starter": starter, "players": list(players),
@@ -462,17 +467,19 @@ def apply(state: State, action: ScatAction | str) -> tuple[State, list[Event]]:
             stock, discard = state.stock[:-1], state.discard
             card = state.stock[-1]
             event = Event("draw", seat, {"stock": len(stock)})  # the card stays private
+            public = f"{seat}:draw"
         else:
             stock, discard = state.stock, state.discard[:-1]
             card = state.discard[-1]
             event = Event("take", seat, {"card": card.code})
+            public = f"{seat}:take.{card.code}"
         hand = hands[seat] + (card,)
         new = State(
             state.seats, state.options, state.seed, state.round_no, state.dealer, state.lives,
             state.out, state.reentered, state.players, state.tiebreak,
             hands[:seat] + (hand,) + hands[seat + 1:], stock, discard, state.phase, seat, card,
             kind == "take", state.knocker, state.final_left, state.moved, state.turns,
-            state.result, state.winner,
+            state.result, state.winner, state.history + (public,),
         )
         if state.phase == TURN and _blitz_after_draw(hand, card, _flags(state.options)[3]):
             blitz = Event("blitz", seat, {"when": "draw", "value": 41 if len(hand) > 4 else 31})
@@ -489,12 +496,13 @@ def apply(state: State, action: ScatAction | str) -> tuple[State, list[Event]]:
             state.out, state.reentered, state.players, state.tiebreak,
             hands[:seat] + (hand,) + hands[seat + 1:], state.stock, state.discard + (card,),
             state.phase, seat, None, False, state.knocker, state.final_left, moved,
-            state.turns, state.result, state.winner,
+            state.turns, state.result, state.winner, state.history + (f"{seat}:{act.code}",),
         )
         return _end_turn(new, seat, [Event("discard", seat, {"card": card.code})])
     if kind == "knock":
         event = Event("knock", seat, {"stock_empty": not state.stock})
-        new = state._replace(knocker=seat, turns=state.turns + 1)
+        new = state._replace(knocker=seat, turns=state.turns + 1,
+                             history=state.history + (f"{seat}:knock",))
         if not state.stock:  # empty stock: the knock ends the round at once
             return _showdown(new, "stock_knock", seat, (), [event])
         new = new._replace(phase=FINAL_ROUND, final_left=len(state.players) - 1,
@@ -502,6 +510,7 @@ def apply(state: State, action: ScatAction | str) -> tuple[State, list[Event]]:
         return new, [event]
     # pass
     event = Event("pass", seat, {})
+    state = state._replace(history=state.history + (f"{seat}:pass",))
     if state.phase == TURN:  # only with an empty stock: the round ends at once
         return _showdown(state._replace(turns=state.turns + 1), "stock_pass", None, (), [event])
     return _end_turn(state, seat, [event])
@@ -521,6 +530,7 @@ def _end_turn(state: State, seat: int, events: list[Event]) -> tuple[State, list
         state.out, state.reentered, state.players, state.tiebreak, state.hands, state.stock,
         state.discard, state.phase, _after(state.players, seat), None, False, state.knocker,
         state.final_left, state.moved, state.turns + 1, state.result, state.winner,
+        state.history,
     ), events
 
 
@@ -637,7 +647,7 @@ def observation(state: State, seat: int) -> Observation:
         reentered=state.reentered, players=state.players, tiebreak=state.tiebreak,
         dealer=state.dealer, knocker=state.knocker, final_left=state.final_left,
         moved=state.moved, turns=state.turns, result=state.result, winner=state.winner,
-        options=state.options, legal=legal,
+        options=state.options, legal=legal, history=state.history,
     )
 
 
@@ -700,6 +710,7 @@ def to_json(state: State) -> str:
         "from_pile": state.from_pile, "knocker": state.knocker, "final_left": state.final_left,
         "moved": list(state.moved), "turns": state.turns,
         "result": _result_to_dict(state.result), "winner": state.winner,
+        "history": list(state.history),
     }, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -719,7 +730,7 @@ def from_json(text: str) -> State:
             drawn=None if d["drawn"] is None else from_codes([d["drawn"]])[0],
             from_pile=d["from_pile"], knocker=d["knocker"], final_left=d["final_left"],
             moved=tuple(d["moved"]), turns=d["turns"], result=_result_from_dict(d["result"]),
-            winner=d["winner"],
+            winner=d["winner"], history=tuple(d.get("history", ())),
         )
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
         if isinstance(exc, GameError):

@@ -162,6 +162,9 @@ class State(NamedTuple):
     turns: int  # moves made this round
     result: RoundResult | None
     winner: int | None
+    # the public moves of this round, "seat:code" ("seat:all.<taken cards>" for a swap of all
+    # three: everybody saw the middle that was taken) — what an attentive player remembers
+    history: tuple[str, ...] = ()
 
     @property
     def active(self) -> list[int]:
@@ -190,6 +193,7 @@ class Observation:
     result: RoundResult | None
     winner: int | None
     legal: tuple[SwimAction, ...]
+    history: tuple[str, ...] = ()  # the public moves of this round (see ``State.history``)
 
     def visible_cards(self) -> set[Card]:
         """Every card this observation shows."""
@@ -256,6 +260,7 @@ def _deal(state: State, starter: int) -> tuple[State, list[Event]]:
     new = state._replace(
         round_no=round_no, hands=hands, middle=middle, phase=TURN, to_act=starter,
         starter=starter, passed=(False,) * n, knocker=None, final_left=0, turns=0, result=None,
+        history=(),
     )
     events = [Event("deal", None, {"round": round_no, "starter": starter,
                                     "middle": [c.code for c in middle]})]
@@ -361,20 +366,25 @@ def apply(state: State, action: SwimAction | str) -> tuple[State, list[Event]]:
         hand = hand[:i] + (take,) + hand[i + 1:]
         middle = middle[:j] + (give,) + middle[j + 1:]
         event = Event("swap", seat, {"give": give.code, "take": take.code})  # type: ignore[union-attr]
+        public = f"{seat}:{act.code}"
     elif kind == "swap_all":
         hand, middle = middle, hand
         event = Event("swap_all", seat, {"give": [c.code for c in middle],
                                          "take": [c.code for c in hand]})
+        public = f"{seat}:all." + ".".join(c.code for c in hand)
     elif kind == "pass":
         passed = passed[:seat] + (True,) + passed[seat + 1:]
         event = Event("pass", seat, {})
+        public = f"{seat}:pass"
     elif ph == TURN:  # knock
         knocker = seat
         final_left = len(state.active) - 1
         ph = FINAL_ROUND
         event = Event("knock", seat, {})
+        public = f"{seat}:knock"
     else:  # knock again in the final round: a turn that changes nothing
         event = Event("knock", seat, {"again": True})
+        public = f"{seat}:knock"
     if kind in ("swap", "swap_all"):
         hands = hands[:seat] + (hand,) + hands[seat + 1:]
     if state.phase == FINAL_ROUND:
@@ -383,7 +393,7 @@ def apply(state: State, action: SwimAction | str) -> tuple[State, list[Event]]:
     new = _new_state(State, (
         state.seats, state.options, state.seed, state.round_no, state.coins, state.out,
         state.pot, hands, middle, ph, _next_active(state, seat), state.starter, passed, knocker,
-        final_left, state.turns + 1, state.result, state.winner,
+        final_left, state.turns + 1, state.result, state.winner, state.history + (public,),
     ))
     events = [event]
     if kind in ("swap", "swap_all") and _value2(*hand) == 62:
@@ -460,7 +470,7 @@ def observation(state: State, seat: int) -> Observation:
         to_act=state.to_act, hand=state.hands[seat], middle=state.middle, coins=state.coins,
         out=state.out, pot=state.pot, passed=state.passed, knocker=state.knocker,
         final_left=state.final_left, starter=state.starter, turns=state.turns,
-        result=state.result, winner=state.winner, legal=legal,
+        result=state.result, winner=state.winner, legal=legal, history=state.history,
     )
 
 
@@ -520,6 +530,7 @@ def to_json(state: State) -> str:
         "to_act": state.to_act, "starter": state.starter, "passed": list(state.passed),
         "knocker": state.knocker, "final_left": state.final_left, "turns": state.turns,
         "result": _result_to_dict(state.result), "winner": state.winner,
+        "history": list(state.history),
     }, separators=(",", ":"), ensure_ascii=False)
 
 
@@ -536,6 +547,7 @@ def from_json(text: str) -> State:
             phase=d["phase"], to_act=d["to_act"], starter=d["starter"],
             passed=tuple(d["passed"]), knocker=d["knocker"], final_left=d["final_left"],
             turns=d["turns"], result=_result_from_dict(d["result"]), winner=d["winner"],
+            history=tuple(d.get("history", ())),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         if isinstance(exc, GameError):

@@ -65,6 +65,10 @@ def get_bot(game_id: str, level: str) -> Bot:
 
 
 from . import climbing as _climbing  # noqa: E402,F401  (registers its bots)
+from . import climbing_experte as _climbing_experte  # noqa: E402,F401
 from . import runfast as _runfast  # noqa: E402,F401  (registers its bots)
+from . import runfast_experte as _runfast_experte  # noqa: E402,F401
 from . import scat as _scat  # noqa: E402,F401  (registers its bots)
+from . import scat_experte as _scat_experte  # noqa: E402,F401
 from . import schwimmen as _schwimmen  # noqa: E402,F401  (registers its bots)
+from . import schwimmen_experte as _schwimmen_experte  # noqa: E402,F401

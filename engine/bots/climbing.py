@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from ..cards import Card
+from ..cards import CARDS, Card
 from ..climbing import (
     _VALUE_RANK,
     PASS,
@@ -104,6 +104,25 @@ def plan(hand: Sequence[Card]) -> list[tuple[str, int, tuple[Card, ...]]]:
     return units
 
 
+_COST_CACHE: dict[int, float] = {}
+
+
+def _cost_of_mask(mask: int) -> float:
+    """``_cost`` of the cards of a mask (card ids as bits), remembered: hands recur often."""
+    hit = _COST_CACHE.get(mask)
+    if hit is None:
+        if len(_COST_CACHE) > 200_000:
+            _COST_CACHE.clear()
+        cards = []
+        m = mask
+        while m:
+            low = m & -m
+            cards.append(CARDS[low.bit_length() - 1])
+            m ^= low
+        hit = _COST_CACHE[mask] = _cost(cards)
+    return hit
+
+
 def _cost(hand: Sequence[Card]) -> float:
     """How hard a hand is to get rid of: its plays, low ones weigh more than high ones."""
     total = 0.0
@@ -154,9 +173,12 @@ class Normal:
         if obs.owner is not None and obs.counts[obs.owner] <= 3:
             before += 0.5
         best, best_score = PASS, before
+        hand_mask = 0
+        for c in hand:
+            hand_mask |= 1 << c.id
         for a in plays:
-            rest = [c for c in hand if not (a.mask >> c.id) & 1]
-            score = _cost(rest) + _penalty(a, len(hand), danger) + rng.random() * 0.01
+            score = (_cost_of_mask(hand_mask & ~a.mask) + _penalty(a, len(hand), danger)
+                     + rng.random() * 0.01)
             if score < best_score:
                 best, best_score = a, score
         return best

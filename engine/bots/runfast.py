@@ -83,18 +83,56 @@ class Anfaenger:
         return _action(fam, _cheapest(fam, obs.hand_mask))
 
 
+# per rank nibble: (cards in it, power of its rank); the cost of leaving ``left`` cards of a
+# rank behind after a play that uses some of it
+_NIB_POWER = tuple(CARD_POWER[4 * n] for n in range(13))
+_LEFT_COST = (0.0, 1.5, 1.0, 1.0, 1.0)
+
+
 def _structure_cost(mask: int, hand: int) -> float:
     """How much a play breaks up: cards of a rank left behind alone, kicker strength."""
     cost = 0.0
-    for sh in range(0, 52, 4):
+    powers = 0
+    m = mask
+    while m:
+        sh = ((m & -m).bit_length() - 1) & ~3
         used = (mask >> sh) & 15
-        if not used:
-            continue
-        held = (hand >> sh) & 15
-        left = (held & ~used).bit_count()
-        if left:
-            cost += 1.5 if left == 1 else 1.0
-    return cost + 0.1 * sum(_powers(mask))
+        m &= ~(15 << sh)
+        cost += _LEFT_COST[((hand >> sh) & 15 & ~used).bit_count()]
+        powers += used.bit_count() * _NIB_POWER[sh >> 2]
+    return cost + 0.1 * powers
+
+
+def normal_play(fams: list[Family], hand: int, counts: tuple[int, ...], seat: int,
+                leading: bool, rng: random.Random) -> tuple[Family, int]:
+    """The Normal player's play (a family and its mask) among legal ``fams`` (not empty)."""
+    for f in fams:
+        if hand in f.masks:
+            return f, hand
+    n_seats = len(counts)
+    danger = min(counts[s] for s in range(n_seats) if s != seat) <= 2
+    next_count = counts[(seat + 1) % n_seats]
+    bombs = [f for f in fams if f.kind == BOMB]
+    others = [f for f in fams if f.kind != BOMB]
+    left = hand.bit_count()
+    if bombs and (not others or danger or left <= 8):
+        fam = min(bombs, key=lambda f: f.power)  # bombs pay +10: do not go out with one
+        return fam, fam.masks[0]
+    best: tuple[float, Family, int] | None = None
+    for f in others:
+        mask = _cheapest(f, hand, _structure_cost)
+        n = mask.bit_count()
+        score = _structure_cost(mask, hand) + 0.35 * f.power - 0.9 * n
+        if leading:
+            if f.kind == SINGLE and next_count <= 2:
+                score += 6  # a single only helps a player about to go out
+        elif danger:
+            score -= 0.6 * f.power  # block with strength now
+        score += rng.random() * 0.05
+        if best is None or score < best[0]:
+            best = (score, f, mask)
+    assert best is not None
+    return best[1], best[2]
 
 
 @register("runfast", NORMAL)
@@ -106,34 +144,9 @@ class Normal:
     level = NORMAL
 
     def choose(self, obs: Observation, rng: random.Random) -> RFAction:
-        legal = obs.legal
         fams = _families(obs)
         if not fams:
-            return legal[0]
-        hand = obs.hand_mask
-        for f in fams:
-            if hand in f.masks:
-                return _action(f, hand)
-        danger = min(obs.counts[s] for s in range(obs.seats) if s != obs.seat) <= 2
-        next_count = obs.counts[obs.next_seat]
-        bombs = [f for f in fams if f.kind == BOMB]
-        others = [f for f in fams if f.kind != BOMB]
-        left = hand.bit_count()
-        if bombs and (not others or danger or left <= 8):
-            fam = min(bombs, key=lambda f: f.power)  # bombs pay +10: do not go out with one
-            return _action(fam, fam.masks[0])
-        best: tuple[float, Family, int] | None = None
-        for f in others:
-            mask = _cheapest(f, hand, _structure_cost)
-            n = mask.bit_count()
-            score = _structure_cost(mask, hand) + 0.35 * f.power - 0.9 * n
-            if obs.current is None:
-                if f.kind == SINGLE and next_count <= 2:
-                    score += 6  # a single only helps a player about to go out
-            elif danger:
-                score -= 0.6 * f.power  # block with strength now
-            score += rng.random() * 0.05
-            if best is None or score < best[0]:
-                best = (score, f, mask)
-        assert best is not None
-        return _action(best[1], best[2])
+            return obs.legal[0]
+        fam, mask = normal_play(fams, obs.hand_mask, obs.counts, obs.seat, obs.current is None,
+                                rng)
+        return _action(fam, mask)

@@ -11,11 +11,13 @@ the stage of the round and its own tokens.
 from __future__ import annotations
 
 import random
+from bisect import bisect_right
 from collections.abc import Sequence
 
 from ..cards import Card
 from ..protocol import TURN
 from ..scat import (
+    _VALUE,
     DECK,
     DRAW,
     KNOCK,
@@ -41,21 +43,63 @@ def _unseen(obs: Observation) -> list[Card]:
     return [c for c in DECK if c not in known]
 
 
-def _draw_expectation(hand: Sequence[Card], unseen: Sequence[Card], trio: bool) -> float:
-    """Expected half-point value after drawing a random unseen card and discarding the worst."""
+class Unseen:
+    """The cards a seat has not seen, arranged for fast draw expectations: per suit the sorted
+    values and their running sums, and the cards of each rank."""
+
+    __slots__ = ("n", "vals", "sums", "by_rank")
+
+    def __init__(self, cards: Sequence[Card]) -> None:
+        self.n = len(cards)
+        vals: list[list[int]] = [[], [], [], []]
+        self.by_rank: dict[int, list[Card]] = {}
+        for c in cards:
+            vals[c.suit].append(_VALUE[c.id])
+            self.by_rank.setdefault(c.rank, []).append(c)
+        self.vals = [sorted(v) for v in vals]
+        self.sums = []
+        for v in self.vals:
+            acc = [0]
+            for x in v:
+                acc.append(acc[-1] + x)
+            self.sums.append(acc)
+
+
+def _draw_expectation(hand: Sequence[Card], unseen: Sequence[Card] | Unseen,
+                      trio: bool) -> float:
+    """Expected half-point value after drawing a random unseen card and discarding the worst.
+
+    A drawn card can only raise its own suit: the best hand holding it is the card plus the
+    best (size − 1) cards of its suit in the hand (or a trio with a pair of its rank). Summed
+    per suit over the sorted unseen values (exact integer arithmetic)."""
     base = _value2(hand, trio)
-    if not unseen:
+    prof = unseen if isinstance(unseen, Unseen) else Unseen(unseen)
+    if not prof.n:
         return float(base)
-    subs = [tuple(d for d in hand if d is not h) for h in hand]
+    size = len(hand)
+    tops = [0, 0, 0, 0]
+    for s in range(4):
+        vals = sorted((_VALUE[c.id] for c in hand if c.suit == s), reverse=True)
+        tops[s] = sum(vals[:size - 1])
     total = 0
-    for c in unseen:
-        best = base  # the drawn card itself may go again
-        for sub in subs:
-            v = _value2(sub + (c,), trio)
-            if v > best:
-                best = v
-        total += best
-    return total / len(unseen)
+    for s in range(4):
+        vals = prof.vals[s]
+        if not vals:
+            continue
+        t = tops[s]
+        k = len(vals) - bisect_right(vals, (base - 2 * t) // 2)  # these raise the hand
+        total += 2 * (prof.sums[s][-1] - prof.sums[s][len(vals) - k] + k * t)
+        total += base * (len(vals) - k)
+    if trio and size == 3:
+        r0, r1, r2 = (c.rank for c in hand)
+        pair_rank = r0 if r0 in (r1, r2) else r1 if r1 == r2 else -1
+        for c in prof.by_rank.get(pair_rank, ()):  # a third card of the pair's rank: 30½
+            v = 2 * (_VALUE[c.id] + tops[c.suit])
+            before = v if v > base else base
+            if v < 61:
+                v = 61
+            total += (v if v > base else base) - before
+    return total / prof.n
 
 
 @register("scat", ANFAENGER)
@@ -98,7 +142,8 @@ class Normal:
     def threshold2(self, obs: Observation) -> int:
         """Knock threshold in half points."""
         players = len(obs.players)
-        base = 27 if players == 2 else 26 if players <= 4 else 25
+        # tuned by simulation against Anfänger (bench/arena.py, docs/arena.md)
+        base = 25 if players == 2 else 24 if players <= 4 else 23
         if obs.turns < players:
             base -= 1  # the others have hardly improved yet
         if obs.lives[obs.seat] <= 1:
@@ -112,7 +157,7 @@ class Normal:
         if len(legal) == 1:
             return legal[0]
         trio = obs.trio_bonus
-        unseen = _unseen(obs)
+        unseen = Unseen(_unseen(obs))
         if obs.drawn is not None:
             return self._discard(obs, unseen, rng)
         now = _value2(obs.hand, trio)
@@ -132,7 +177,7 @@ class Normal:
             return TAKE
         return PASS if PASS in legal else legal[0]
 
-    def _discard(self, obs: Observation, unseen: list[Card], rng: random.Random) -> ScatAction:
+    def _discard(self, obs: Observation, unseen: Unseen, rng: random.Random) -> ScatAction:
         trio = obs.trio_bonus
         keep = obs.drawn if obs.from_pile else None
         last_turn = obs.phase != TURN  # after a knock only the value counts

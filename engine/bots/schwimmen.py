@@ -69,7 +69,11 @@ class Normal:
         now = _value2(*obs.hand)
         active = sum(1 for o in obs.out if not o)
         if not final and KNOCK in legal:
-            threshold = 54 if obs.turns >= active else 58  # 27 early is weak, 29 sure
+            # tuned by simulation against Anfänger (bench/arena.py, docs/arena.md): patience
+            # pays — 30 (29 with four players), 31 in the first turn of each player
+            threshold = 58 if active >= 4 else 60
+            if obs.turns < active:
+                threshold += 2
             threshold -= 2 * max(0, obs.turns // active - 3)  # a long round: settle for less
             if obs.coins[obs.seat] == 0:
                 threshold += 2  # swimming: knock only on a strong hand

@@ -142,7 +142,7 @@ def test_rule_registered_as_scat():
     from chatbot.presenters import PRESENTERS
     assert PRESENTERS["scat"].GAME_ID == "scat"
     from engine.bots import levels_for
-    assert levels_for("scat") == ["anfaenger", "normal"]
+    assert levels_for("scat") == ["anfaenger", "normal", "experte"]
 
 
 @pytest.mark.parametrize("seats", [2, 3, 4, 5, 6, 7])
