@@ -20,7 +20,8 @@ def _service(cfg, **overrides):  # type: ignore[no-untyped-def]
     migrate(engine)
     settings = Settings(cpu_delay=cfg.cpu_delay, group_timeout=cfg.group_timeout,
                         next_round_delay=cfg.next_round_delay,
-                        default_language=cfg.default_language)
+                        default_language=cfg.default_language,
+                        experte_budget=cfg.experte_budget)
     for key, value in overrides.items():
         setattr(settings, key, value)
     return Service(engine, settings)

@@ -22,6 +22,7 @@ class Config:
     cpu_delay: float
     next_round_delay: float
     log_level: str
+    experte_budget: float | None = None  # Experte seconds per decision (EXPERTE_BUDGET)
     # Matrix (``stammtisch matrix``)
     matrix_homeserver: str | None = None
     matrix_user: str | None = None  # @bot:example.org (or the localpart with a password)
@@ -55,6 +56,7 @@ def load(env_file: str | None = ".env") -> Config:
         cpu_delay=float(env("CPU_DELAY") or 1.0),
         next_round_delay=float(env("NEXT_ROUND_DELAY") or 6.0),
         log_level=(env("LOG_LEVEL") or "INFO").upper(),
+        experte_budget=_seconds(env("EXPERTE_BUDGET")),
         matrix_homeserver=env("MATRIX_HOMESERVER") or None,
         matrix_user=env("MATRIX_USER") or None,
         matrix_password=env("MATRIX_PASSWORD") or None,
@@ -74,3 +76,9 @@ def _flag(value: str | None, default: bool) -> bool:
     if value is None or not value.strip():
         return default
     return value.strip().lower() in ("1", "true", "yes", "on", "ja")
+
+
+def _seconds(value: str | None) -> float | None:
+    if value is None or not value.strip():
+        return None
+    return max(0.05, float(value))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import random
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ from sqlmodel import Session, col, select
 import fsm
 from engine import GAMES
 from engine.bots import LEVELS, levels_for
+from engine.bots.experte import system_load
 from storage.db import utcnow
 from storage.models import (
     Chat,
@@ -92,6 +94,7 @@ class Settings:
     next_round_delay: float = 6.0  # groups: the next round is dealt by itself after this
     default_language: str = DEFAULT_LANGUAGE
     start_link: Callable[[int], str] | None = None  # deep link to start the bot privately
+    experte_budget: float | None = None  # Experte seconds per decision (None: engine default)
 
 
 class Refusal(Exception):
@@ -136,6 +139,8 @@ class Service:
         # Told after each commit with effects (outbox rows, deadlines): adapters wake their
         # outbox sender and arm the deadlines. Called on the thread that ran the input.
         self.listeners: list[Callable[[list[Change]], None]] = []
+        self._thinking = 0  # CPU decisions under way in this process (they share the GIL)
+        self._thinking_lock = threading.Lock()
 
     # ------------------------------------------------------------------ plumbing
     @contextmanager
@@ -930,8 +935,12 @@ class Service:
             seats = self._seats(session, table)
             return self._decide(table, seats, self._model(table, seats))
 
-    @staticmethod
-    def _decide(table: GameTable, seats: list[Seat], model: fsm.TableModel) -> str:
+    def decision_load(self) -> float:
+        """The load factor of a CPU decision: the decisions under way at once in this process
+        (threads share one interpreter), or the machine's load if that is higher."""
+        return max(float(self._thinking), system_load())
+
+    def _decide(self, table: GameTable, seats: list[Seat], model: fsm.TableModel) -> str:
         """The move a CPU makes for the seat on turn: its own level, or Normal for a person
         whose clock ran out or who is away (RULES.md §1; the nearest weaker level a game has).
         Seeded by the table and version, so a replay decides the same."""
@@ -939,7 +948,14 @@ class Service:
         seat = next(s for s in seats if s.seat_no == seat_no)
         level = (seat.cpu_level or "normal") if seat.is_cpu else "normal"
         rng = random.Random(f"{table.seed}:{table.version}")
-        return fsm.cpu_action(model, level, rng)
+        with self._thinking_lock:
+            self._thinking += 1
+        try:
+            return fsm.cpu_action(model, level, rng, budget=self.settings.experte_budget,
+                                  load=self.decision_load)
+        finally:
+            with self._thinking_lock:
+                self._thinking -= 1
 
     def _cpu_turn(self, ctx: _Ctx, table: GameTable, seats: list[Seat], timed_out: bool,
                   planned: str | None = None) -> None:

@@ -10,6 +10,7 @@ No database, no chat: the service persists the model's fields after a successful
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -183,13 +184,22 @@ def settle(model: TableModel) -> list[Event]:
             return events
 
 
-def cpu_action(model: TableModel, level: str, rng: random.Random) -> str:
-    """The action code a CPU player of ``level`` takes for the seat on turn."""
+def cpu_action(model: TableModel, level: str, rng: random.Random, budget: float | None = None,
+               load: float | Callable[[], float] | None = None) -> str:
+    """The action code a CPU player of ``level`` takes for the seat on turn.
+
+    ``budget`` (seconds per decision) and ``load`` (a factor ≥ 1 that shrinks the budget) reach
+    the levels that think against a clock (Experte); the others ignore them."""
     seat = model.game.to_act(model.engine_state)
     if seat is None:
         raise TransitionRefused("nobody is on turn")
     obs = model.game.observation(model.engine_state, seat)
-    return get_bot(model.game_id, level).choose(obs, rng).code
+    bot = get_bot(model.game_id, level)
+    if budget is not None and hasattr(bot, "budget"):
+        bot.budget = budget  # type: ignore[attr-defined]
+    if load is not None and hasattr(bot, "load"):
+        bot.load = load  # type: ignore[attr-defined]
+    return bot.choose(obs, rng).code
 
 
 def mermaid() -> str:

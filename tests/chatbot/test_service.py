@@ -236,6 +236,23 @@ def test_private_game_is_played_to_the_end(h: Harness) -> None:
     assert "again" in h.buttons(private(ALICE), table_id)
 
 
+def test_private_game_against_experte_uses_the_configured_budget(db_engine: Engine,
+                                                                 clock: FakeClock) -> None:
+    """An Experte chosen at setup plays its seats (with the operator's budget per decision);
+    its decisions count how many run at once for the load factor."""
+    h = Harness(db_engine, clock, experte_budget=0.02)
+    out = h.command(private(ALICE), ALICE, "new", "schwimmen 2 experte")
+    assert out.ok and out.table_id
+    table_id = out.table_id
+    assert [s.cpu_level for s in h.seats(table_id)] == [None, "experte", "experte"]
+    assert h.service.settings.experte_budget == 0.02
+    assert h.service.decision_load() >= 1.0
+    play_private_to_the_end(h, table_id, ALICE, random.Random(3))
+    assert_finished_and_replayable(h, table_id)
+    assert "cpu" in {m.actor for m in h.moves(table_id)}
+    assert h.service._thinking == 0  # every decision that started has finished
+
+
 def test_private_view_shows_the_own_hand(h: Harness) -> None:
     table_id = new_private_game(h)
     until_human_moves(h, table_id)

@@ -178,7 +178,7 @@ def test_next_round_deals_again_and_finish_ends_the_game() -> None:
         assert model.state in (fsm.TURN, fsm.FINAL_ROUND)
         with pytest.raises(fsm.TransitionRefused):
             fsm.fire(model, "next_round")
-        code = fsm.cpu_action(model, rng.choice(LEVELS), rng)
+        code = fsm.cpu_action(model, rng.choice(LEVELS), rng, budget=0.01)
         assert code in {a.code for a in S.legal_actions(model.engine_state)}
         fsm.fire(model, "act", action=code)
         fsm.settle(model)
@@ -226,6 +226,27 @@ def test_cpu_action_needs_a_player_on_turn() -> None:
     fsm.settle(model)
     with pytest.raises(fsm.TransitionRefused):
         fsm.cpu_action(model, "normal", random.Random(1))
+
+
+def test_cpu_action_hands_budget_and_load_to_the_experte(monkeypatch) -> None:
+    """The service's Experte budget and load factor reach the bot that decides."""
+    from engine.bots import get_bot
+
+    made = []
+
+    def recording_get_bot(game_id: str, level: str):
+        bot = get_bot(game_id, level)
+        made.append(bot)
+        return bot
+
+    monkeypatch.setattr(fsm.table, "get_bot", recording_get_bot)
+    model = started(seats=3, seed=7)
+    legal = {a.code for a in S.legal_actions(model.engine_state)}
+    assert fsm.cpu_action(model, "experte", random.Random(1), budget=0.2, load=4.0) in legal
+    assert made[-1].budget == 0.2 and made[-1].load == 4.0
+    assert made[-1].time_budget() == pytest.approx(0.05)
+    assert fsm.cpu_action(model, "normal", random.Random(1), budget=0.2, load=4.0) in legal
+    assert not hasattr(made[-1], "budget")  # Normal does not think against a clock
 
 
 # ---------------------------------------------------------------------------------- diagram
