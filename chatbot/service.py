@@ -17,17 +17,19 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from sqlalchemy import Table, bindparam, insert
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.sql import Executable
 from sqlmodel import Session, col, select
 
 import fsm
 from engine import GAMES
 from engine.bots import LEVELS, levels_for
 from engine.bots.experte import system_load
-from storage.db import utcnow
+from storage.db import read_only, utcnow
 from storage.models import (
     Chat,
     GameTable,
@@ -51,6 +53,57 @@ _UI_CODES = {"join", "leave", "start", "stop", "cards", "back", "again", "fill",
              "kick", "opt", "lvl"}
 TIMEOUT_CHOICES = (30, 60, 120, 0)
 LOG_LENGTH = 6
+
+# Statements of the hot path, built once (building and cache-keying a statement costs more
+# than running it on SQLite).
+_CHAT_BY_REF = select(Chat).where(Chat.platform == bindparam("platform"),
+                                  Chat.external_id == bindparam("external_id"))
+_PLAYER_BY_REF = select(Player).where(Player.platform == bindparam("platform"),
+                                      Player.external_id == bindparam("external_id"))
+_LOCK_TABLE = select(GameTable).where(GameTable.id == bindparam("table_id")).with_for_update()
+_SEATS = select(Seat).where(Seat.table_id == bindparam("table_id")).order_by(col(Seat.seat_no))
+_MOVE_TABLE: Table = Move.__table__  # type: ignore[attr-defined]
+_OUTBOX_TABLE: Table = Outbox.__table__  # type: ignore[attr-defined]
+_SEEN: dict[str, Executable] = {}
+
+
+def _seen_statement(dialect: str) -> Executable:
+    """``INSERT … ON CONFLICT DO NOTHING RETURNING id`` for processed updates, per dialect."""
+    stmt = _SEEN.get(dialect)
+    if stmt is None:
+        ins = sqlite_insert if dialect == "sqlite" else pg_insert
+        stmt = ins(ProcessedUpdate).values(
+            platform=bindparam("platform"), update_key=bindparam("update_key"),
+            at=bindparam("at"),
+        ).on_conflict_do_nothing(index_elements=["platform", "update_key"]).returning(
+            ProcessedUpdate.id)
+        _SEEN[dialect] = stmt
+    return stmt
+
+
+def _queue(session: Session, table: Table, row: dict[str, Any]) -> None:
+    """Insert a row (outbox, move log) with the transaction's other queued rows at commit:
+    one multi-row statement per table instead of ORM objects and a unit-of-work flush."""
+    session.info.setdefault("queued", {}).setdefault(table, []).append(row)
+
+
+def _queue_outbox(ctx: _Ctx, platform: str, chat: str, table_id: int | None,
+                  slot: str | None, repost: bool, text: str, rows: list[list[list[str]]]) -> None:
+    _queue(ctx.session, _OUTBOX_TABLE, {
+        "platform": platform, "chat_external_id": chat, "table_id": table_id, "slot": slot,
+        "repost": repost, "text": text, "buttons": rows, "status": "pending", "attempts": 0,
+        "not_before": ctx.now, "created_at": ctx.now, "sent_at": None, "error": None})
+
+
+def _write_queued(session: Session) -> None:
+    """Insert the queued rows, in the order they were queued (outbox ids keep that order)."""
+    queued = session.info.pop("queued", None)
+    if not queued:
+        return
+    session.flush()  # ORM changes first (a new table before its moves)
+    conn = session.connection()
+    for table, rows in queued.items():
+        conn.execute(insert(table), rows)
 
 
 @dataclass(frozen=True)
@@ -141,12 +194,19 @@ class Service:
         self.listeners: list[Callable[[list[Change]], None]] = []
         self._thinking = 0  # CPU decisions under way in this process (they share the GIL)
         self._thinking_lock = threading.Lock()
+        self._reader = read_only(engine)
 
     # ------------------------------------------------------------------ plumbing
     @contextmanager
     def _tx(self) -> Iterator[Session]:
+        """One input's transaction; rows queued with ``_queue`` are inserted before commit."""
         with Session(self.engine, expire_on_commit=False) as session, session.begin():
             yield session
+            _write_queued(session)
+
+    def _read(self) -> Session:
+        """A read-only session (on SQLite a deferred transaction: it takes no write lock)."""
+        return Session(self._reader)
 
     def _notify(self, ctx: _Ctx | None) -> None:
         changes = [] if ctx is None else [
@@ -162,16 +222,14 @@ class Service:
         if not update_key:
             return False
         # One statement: insert the key unless it is there (both SQLite and PostgreSQL).
-        insert = sqlite_insert if session.get_bind().dialect.name == "sqlite" else pg_insert
-        stmt = insert(ProcessedUpdate).values(
-            platform=platform, update_key=update_key, at=self.clock(),
-        ).on_conflict_do_nothing(index_elements=["platform", "update_key"]).returning(
-            ProcessedUpdate.id)
-        return session.connection().execute(stmt).first() is None
+        conn = session.connection()
+        stmt = _seen_statement(conn.dialect.name)
+        return conn.execute(stmt, {"platform": platform, "update_key": update_key,
+                                   "at": self.clock()}).first() is None
 
     def _chat(self, session: Session, ref: ChatRef) -> Chat:
-        chat = session.exec(select(Chat).where(
-            Chat.platform == ref.platform, Chat.external_id == ref.external_id)).first()
+        chat = session.exec(_CHAT_BY_REF, params={  # type: ignore[call-overload]
+            "platform": ref.platform, "external_id": ref.external_id}).first()
         if chat is None:
             chat = Chat(platform=ref.platform, external_id=ref.external_id, kind=ref.kind,
                         title=ref.title, created_at=self.clock())
@@ -181,8 +239,8 @@ class Service:
 
     def _player(self, session: Session, platform: str, user: UserRef,
                 chat: ChatRef | None = None) -> Player:
-        player = session.exec(select(Player).where(
-            Player.platform == platform, Player.external_id == user.external_id)).first()
+        player = session.exec(_PLAYER_BY_REF, params={  # type: ignore[call-overload]
+            "platform": platform, "external_id": user.external_id}).first()
         if player is None:
             player = Player(platform=platform, external_id=user.external_id, name=user.name,
                             username=user.username, language=user.language,
@@ -202,12 +260,10 @@ class Service:
                              self.settings.default_language)
 
     def _lock_table(self, session: Session, table_id: int) -> GameTable | None:
-        return session.exec(select(GameTable).where(GameTable.id == table_id)
-                            .with_for_update()).first()
+        return session.exec(_LOCK_TABLE, params={"table_id": table_id}).first()  # type: ignore[call-overload]
 
     def _seats(self, session: Session, table: GameTable) -> list[Seat]:
-        return list(session.exec(select(Seat).where(Seat.table_id == table.id)
-                                 .order_by(col(Seat.seat_no))).all())
+        return list(session.exec(_SEATS, params={"table_id": table.id}).all())  # type: ignore[call-overload]
 
     def _open_table(self, session: Session, chat: Chat) -> GameTable | None:
         return session.exec(select(GameTable).where(
@@ -767,8 +823,9 @@ class Service:
 
     def _log_move(self, ctx: _Ctx, table: GameTable, seat_no: int | None, actor: str,
                   code: str) -> None:
-        ctx.session.add(Move(table_id=table.id, seq=table.version + 1, seat_no=seat_no,
-                             actor=actor, code=code, at=ctx.now))
+        _queue(ctx.session, _MOVE_TABLE, {"table_id": table.id, "seq": table.version + 1,
+                                          "seat_no": seat_no, "actor": actor, "code": code,
+                                          "at": ctx.now})
 
     def _next_round(self, ctx: _Ctx, table: GameTable, seats: list[Seat]) -> Outcome:
         model = self._model(table, seats)
@@ -844,7 +901,7 @@ class Service:
     def due(self, now: datetime | None = None, limit: int = 100) -> list[tuple[int, int]]:
         """Tables whose deadline has passed: (table id, version) to claim with ``fire_due``."""
         now = now or self.clock()
-        with Session(self.engine) as session:
+        with self._read() as session:
             rows = session.exec(select(GameTable.id, GameTable.version).where(
                 col(GameTable.next_deadline).is_not(None), GameTable.next_deadline <= now)
                 .order_by(col(GameTable.next_deadline)).limit(limit)).all()
@@ -852,7 +909,7 @@ class Service:
 
     def next_deadlines(self, limit: int = 1000) -> list[tuple[int, int, datetime]]:
         """Upcoming deadlines (table id, version, when), soonest first: for arming jobs."""
-        with Session(self.engine) as session:
+        with self._read() as session:
             rows = session.exec(select(GameTable.id, GameTable.version, GameTable.next_deadline)
                                 .where(col(GameTable.next_deadline).is_not(None))
                                 .order_by(col(GameTable.next_deadline)).limit(limit)).all()
@@ -927,7 +984,7 @@ class Service:
 
     def _plan_cpu(self, table_id: int, version: int) -> str | None:
         """Decide a due CPU move without locking anything (``None`` if none is due)."""
-        with Session(self.engine) as session:
+        with self._read() as session:
             table = session.get(GameTable, table_id)
             if (table is None or table.version != version or table.next_deadline is None
                     or table.deadline_kind not in ("cpu", "timeout")):
@@ -981,10 +1038,8 @@ class Service:
     def _say(self, ctx: _Ctx, chat: Chat, text: str,
              rows: list[list[tuple[str, str]]] | None = None, slot: str | None = None,
              repost: bool = False) -> None:
-        ctx.session.add(Outbox(platform=chat.platform, chat_external_id=chat.external_id,
-                               slot=slot, repost=repost, text=text,
-                               buttons=[[list(b) for b in row] for row in rows or []],
-                               not_before=ctx.now, created_at=ctx.now))
+        _queue_outbox(ctx, chat.platform, chat.external_id, None, slot, repost, text,
+                      [[list(b) for b in row] for row in rows or []])
 
     def _announce(self, ctx: _Ctx, table: GameTable, seats: list[Seat], key: str,
                   **values: Any) -> None:
@@ -1033,17 +1088,14 @@ class Service:
                 continue
             plang = pick_language(None, player.language, self.settings.default_language)
             pview = render_private(table, seats, model, seat, plang, single=False)
-            ctx.session.add(Outbox(
-                platform=chat.platform, chat_external_id=player.private_chat_id,
-                table_id=table.id, slot=f"h{table.id}", repost=pview.repost and repost,
-                text=pview.text,
-                buttons=[[list(b) for b in row] for row in pview.rows], not_before=ctx.now,
-                created_at=ctx.now))
+            _queue_outbox(ctx, chat.platform, player.private_chat_id, table.id,
+                          f"h{table.id}", pview.repost and repost, pview.text,
+                          [[list(b) for b in row] for row in pview.rows])
 
     # ------------------------------------------------------------------ queries
     def unfinished_tables(self, platform: str, chat_external_id: str,
                           game_id: str | None = None) -> list[GameTable]:
-        with Session(self.engine) as session:
+        with self._read() as session:
             chat = session.exec(select(Chat).where(Chat.platform == platform,
                                                    Chat.external_id == chat_external_id)).first()
             if chat is None:
@@ -1055,11 +1107,11 @@ class Service:
             return list(session.exec(q.order_by(col(GameTable.id).desc())).all())
 
     def table(self, table_id: int) -> GameTable | None:
-        with Session(self.engine) as session:
+        with self._read() as session:
             return session.get(GameTable, table_id)
 
     def moves(self, table_id: int) -> list[Move]:
-        with Session(self.engine) as session:
+        with self._read() as session:
             return list(session.exec(select(Move).where(Move.table_id == table_id)
                                      .order_by(col(Move.seq))).all())
 
@@ -1068,7 +1120,7 @@ class Service:
         table = self.table(table_id)
         if table is None or table.state_json is None:
             return None
-        with Session(self.engine) as session:
+        with self._read() as session:
             n = len(self._seats(session, table))
         game = GAMES[table.game]
         state = game.new_game(n, table.options.get("engine") or {}, table.seed)

@@ -18,6 +18,7 @@ from sqlmodel import Session, create_engine
 
 DEFAULT_URL = "sqlite:///stammtisch.db"
 BUSY_TIMEOUT_MS = 10_000
+READ_ONLY = "stammtisch_read_only"  # execution option: a transaction that only reads
 
 
 def utcnow() -> datetime:
@@ -64,10 +65,18 @@ def make_engine(url: str | None = None, *, echo: bool = False) -> Engine:
 
         @event.listens_for(engine, "begin")
         def _on_begin(conn) -> None:  # type: ignore[no-untyped-def]
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            # Readers (``read_only``) take a snapshot without the write lock.
+            read = conn.get_execution_options().get(READ_ONLY, False)
+            conn.exec_driver_sql("BEGIN" if read else "BEGIN IMMEDIATE")
 
         return engine
     return create_engine(resolved, echo=echo, pool_pre_ping=True, pool_size=5, max_overflow=10)
+
+
+def read_only(engine: Engine) -> Engine:
+    """The engine for transactions that only read: on SQLite they begin deferred (``BEGIN``)
+    and so never wait for, or block, a writer; elsewhere it is the same engine."""
+    return engine.execution_options(**{READ_ONLY: True}) if is_sqlite(engine) else engine
 
 
 @contextmanager
