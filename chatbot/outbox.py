@@ -12,12 +12,16 @@ import hashlib
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Protocol
+from typing import Any, Protocol
 
+from sqlalchemy import bindparam, update
+from sqlalchemy import select as core_select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from storage.db import utcnow
+from storage.db import read_only, utcnow, write_lock
 from storage.models import MessageSlot, Outbox
 
 log = logging.getLogger(__name__)
@@ -68,19 +72,53 @@ def _hash(text: str, rows: list) -> str:
     return hashlib.sha256((text + repr(rows)).encode()).hexdigest()[:32]
 
 
+_OUTBOX = Outbox.__table__  # type: ignore[attr-defined]
+_SLOT = MessageSlot.__table__  # type: ignore[attr-defined]
+_PENDING = (core_select(_OUTBOX.c.id, _OUTBOX.c.chat_external_id, _OUTBOX.c.slot, _OUTBOX.c.repost,
+                   _OUTBOX.c.text, _OUTBOX.c.buttons, _OUTBOX.c.not_before)
+            .where(_OUTBOX.c.platform == bindparam("platform"), _OUTBOX.c.status == "pending")
+            .order_by(_OUTBOX.c.id).limit(bindparam("limit")))
+_SLOTS = core_select(_SLOT.c.chat_external_id, _SLOT.c.slot, _SLOT.c.message_id,
+                _SLOT.c.text_hash).where(
+    _SLOT.c.platform == bindparam("platform"),
+    _SLOT.c.chat_external_id.in_(bindparam("chats", expanding=True)))
+_DROP = update(_OUTBOX).where(_OUTBOX.c.id.in_(bindparam("ids", expanding=True)),
+                              _OUTBOX.c.status == "pending").values(status="dropped")
+_SENT = update(_OUTBOX).where(_OUTBOX.c.id == bindparam("row_id")).values(
+    status="sent", sent_at=bindparam("sent_at"))
+_SLOT_UPSERT: dict[str, Any] = {}
+
+
+def _slot_upsert(dialect: str) -> Any:
+    """Insert a slot's message, or point the existing slot at it (one statement)."""
+    stmt = _SLOT_UPSERT.get(dialect)
+    if stmt is None:
+        ins = sqlite_insert if dialect == "sqlite" else pg_insert
+        base = ins(_SLOT).values(platform=bindparam("platform"), chat_external_id=bindparam("chat"),
+                                 slot=bindparam("slot"), message_id=bindparam("message_id"),
+                                 text_hash=bindparam("text_hash"),
+                                 updated_at=bindparam("updated_at"))
+        stmt = base.on_conflict_do_update(
+            index_elements=["platform", "chat_external_id", "slot"],
+            set_={"message_id": base.excluded.message_id, "text_hash": base.excluded.text_hash,
+                  "updated_at": base.excluded.updated_at})
+        _SLOT_UPSERT[dialect] = stmt
+    return stmt
+
+
 class OutboxStore:
     """Reads and updates outbox rows and message slots for one platform."""
 
     def __init__(self, engine: Engine, platform: str, clock=utcnow) -> None:
         self.engine, self.platform, self.clock = engine, platform, clock
+        self._reader = read_only(engine)
+        self._write_lock = write_lock(engine)
 
     def pending(self, limit: int = 200, now: datetime | None = None) -> list[Item]:
         """Rows due now, oldest first; older views of a slot are dropped for the newest."""
         now = now or self.clock()
-        with Session(self.engine, expire_on_commit=False) as session, session.begin():
-            rows = list(session.exec(select(Outbox).where(
-                Outbox.platform == self.platform, Outbox.status == "pending")
-                .order_by(col(Outbox.id)).limit(limit)).all())
+        with self._reader.connect() as conn:
+            rows = conn.execute(_PENDING, {"platform": self.platform, "limit": limit}).all()
             waiting: set[str] = set()  # chats with an earlier row not due yet: keep order
             due_rows = []
             for r in rows:
@@ -90,54 +128,54 @@ class OutboxStore:
                     waiting.add(r.chat_external_id)
                     continue
                 due_rows.append(r)
-            rows = due_rows
             newest: dict[tuple[str, str], int] = {}
-            for r in rows:
+            for r in due_rows:
                 if r.slot:
-                    newest[(r.chat_external_id, r.slot)] = r.id  # type: ignore[assignment]
-            items: list[Item] = []
-            for r in rows:
-                if r.slot and newest[(r.chat_external_id, r.slot)] != r.id:
-                    r.status = "dropped"
-                    session.add(r)
-                    continue
-                slot = None
-                if r.slot:
-                    slot = session.exec(select(MessageSlot).where(
-                        MessageSlot.platform == self.platform,
-                        MessageSlot.chat_external_id == r.chat_external_id,
-                        MessageSlot.slot == r.slot)).first()
-                h = _hash(r.text, r.buttons or [])
-                items.append(Item(
-                    id=r.id, chat=r.chat_external_id, slot=r.slot, repost=r.repost,  # type: ignore[arg-type]
-                    text=r.text, rows=r.buttons or [],
-                    message_id=slot.message_id if slot else None,
-                    unchanged=bool(slot and slot.text_hash == h)))
-            return items
+                    newest[(r.chat_external_id, r.slot)] = r.id
+            slots: dict[tuple[str, str], Any] = {}
+            if newest:
+                chats = sorted({chat for chat, _ in newest})
+                for s in conn.execute(_SLOTS, {"platform": self.platform, "chats": chats}):
+                    slots[(s.chat_external_id, s.slot)] = s
+        items: list[Item] = []
+        dropped: list[int] = []
+        for r in due_rows:
+            if r.slot and newest[(r.chat_external_id, r.slot)] != r.id:
+                dropped.append(r.id)
+                continue
+            slot = slots.get((r.chat_external_id, r.slot)) if r.slot else None
+            buttons = r.buttons or []
+            items.append(Item(
+                id=r.id, chat=r.chat_external_id, slot=r.slot, repost=r.repost,
+                text=r.text, rows=buttons,
+                message_id=slot.message_id if slot else None,
+                unchanged=bool(slot and slot.text_hash == _hash(r.text, buttons))))
+        if dropped:
+            with self._write_lock, self.engine.begin() as conn:
+                conn.execute(_DROP, {"ids": dropped})
+        return items
 
     def done(self, item: Item, message_id: str | None) -> None:
-        with Session(self.engine) as session, session.begin():
-            row = session.get(Outbox, item.id)
-            if row is None:
-                return
-            row.status, row.sent_at = "sent", self.clock()
-            session.add(row)
-            if item.slot and message_id is not None:
-                slot = session.exec(select(MessageSlot).where(
-                    MessageSlot.platform == self.platform,
-                    MessageSlot.chat_external_id == item.chat,
-                    MessageSlot.slot == item.slot)).first()
-                if slot is None:
-                    slot = MessageSlot(platform=self.platform, chat_external_id=item.chat,
-                                       slot=item.slot, message_id=message_id,
-                                       updated_at=self.clock())
-                slot.message_id = message_id
-                slot.text_hash = _hash(item.text, item.rows)
-                slot.updated_at = self.clock()
-                session.add(slot)
+        self.done_many([(item, message_id)])
+
+    def done_many(self, delivered: list[tuple[Item, str | None]]) -> None:
+        """Record delivered items (and their slots' messages) in one transaction."""
+        if not delivered:
+            return
+        now = self.clock()
+        with self._write_lock, self.engine.begin() as conn:
+            upsert = _slot_upsert(conn.dialect.name)
+            for item, message_id in delivered:
+                found = conn.execute(_SENT, {"row_id": item.id, "sent_at": now}).rowcount
+                if not found or not item.slot or message_id is None:
+                    continue
+                conn.execute(upsert, {
+                    "platform": self.platform, "chat": item.chat, "slot": item.slot,
+                    "message_id": message_id, "text_hash": _hash(item.text, item.rows),
+                    "updated_at": now})
 
     def failed(self, item: Item, error: str, retry_after: float | None) -> None:
-        with Session(self.engine) as session, session.begin():
+        with self._write_lock, Session(self.engine) as session, session.begin():
             row = session.get(Outbox, item.id)
             if row is None:
                 return
@@ -152,14 +190,14 @@ class OutboxStore:
 
     def forget_slots(self, chat: str) -> None:
         """Forget which messages show the slots of a chat (its screen was cleared)."""
-        with Session(self.engine) as session, session.begin():
+        with self._write_lock, Session(self.engine) as session, session.begin():
             for slot in session.exec(select(MessageSlot).where(
                     MessageSlot.platform == self.platform,
                     MessageSlot.chat_external_id == chat)).all():
                 session.delete(slot)
 
     def next_due(self) -> datetime | None:
-        with Session(self.engine) as session:
+        with Session(self._reader) as session:
             return session.exec(select(Outbox.not_before).where(
                 Outbox.platform == self.platform, Outbox.status == "pending")
                 .order_by(col(Outbox.not_before)).limit(1)).first()
@@ -241,6 +279,16 @@ def record(store: OutboxStore, item: Item, message_id: str | None, error: Except
     else:
         log.warning("outbox %s to %s given up: %s", item.id, item.chat, error)
         store.failed(item, str(error), None)
+
+
+def record_all(store: OutboxStore,
+               outcomes: list[tuple[Item, str | None, Exception | None]]) -> None:
+    """Store the outcomes of several ``deliver_async`` calls (successes in one transaction)."""
+    store.done_many([(item, message_id) for item, message_id, error in outcomes
+                     if error is None])
+    for item, message_id, error in outcomes:
+        if error is not None:
+            record(store, item, message_id, error)
 
 
 def _quietly(fn, *args) -> None:  # type: ignore[no-untyped-def]

@@ -29,7 +29,7 @@ import fsm
 from engine import GAMES
 from engine.bots import LEVELS, levels_for
 from engine.bots.experte import system_load
-from storage.db import read_only, utcnow
+from storage.db import read_only, utcnow, write_lock
 from storage.models import (
     Chat,
     GameTable,
@@ -195,12 +195,14 @@ class Service:
         self._thinking = 0  # CPU decisions under way in this process (they share the GIL)
         self._thinking_lock = threading.Lock()
         self._reader = read_only(engine)
+        self._write_lock = write_lock(engine)
 
     # ------------------------------------------------------------------ plumbing
     @contextmanager
     def _tx(self) -> Iterator[Session]:
         """One input's transaction; rows queued with ``_queue`` are inserted before commit."""
-        with Session(self.engine, expire_on_commit=False) as session, session.begin():
+        with self._write_lock, Session(self.engine, expire_on_commit=False) as session, \
+                session.begin():
             yield session
             _write_queued(session)
 

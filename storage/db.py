@@ -7,8 +7,10 @@ timeout); PostgreSQL when ``DATABASE_URL`` says so (rows locked with ``SELECT â€
 from __future__ import annotations
 
 import os
+import threading
+import weakref
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -79,10 +81,28 @@ def read_only(engine: Engine) -> Engine:
     return engine.execution_options(**{READ_ONLY: True}) if is_sqlite(engine) else engine
 
 
+_WRITE_LOCKS: weakref.WeakKeyDictionary[object, threading.Lock] = weakref.WeakKeyDictionary()
+_WRITE_LOCKS_GUARD = threading.Lock()
+
+
+def write_lock(engine: Engine) -> AbstractContextManager[object]:
+    """Hold this around a write transaction. SQLite admits one writer at a time and makes the
+    others poll with growing sleeps (up to 100 ms each); the threads of one process queue on
+    this lock instead and start the moment it is free. Other databases: no lock."""
+    if not is_sqlite(engine):
+        return nullcontext()
+    with _WRITE_LOCKS_GUARD:
+        lock = _WRITE_LOCKS.get(engine.pool)
+        if lock is None:
+            lock = _WRITE_LOCKS[engine.pool] = threading.Lock()
+    return lock
+
+
 @contextmanager
 def transaction(engine: Engine) -> Iterator[Session]:
     """One unit of work: commits on success, rolls back on error."""
-    with Session(engine, expire_on_commit=False) as session, session.begin():
+    with write_lock(engine), Session(engine, expire_on_commit=False) as session, \
+            session.begin():
         yield session
 
 

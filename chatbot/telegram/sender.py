@@ -26,7 +26,7 @@ from ..outbox import (
     Permanent,
     Retry,
     deliver_async,
-    record,
+    record_all,
 )
 
 log = logging.getLogger(__name__)
@@ -191,26 +191,39 @@ class OutboxSender:
             self.wake.clear()
 
     async def pass_once(self) -> float:
-        """Deliver what may go now; returns how long until something else may go."""
+        """Deliver what may go now; returns how long until something else may go.
+
+        Chats are served concurrently (each chat's items in order); the outcomes of the pass
+        are recorded together in one transaction."""
         items: list[Item] = await asyncio.to_thread(self.store.pending)
-        blocked: set[str] = set()
-        soonest = 1.0
+        by_chat: dict[str, list[Item]] = {}
         for item in items:
-            if item.chat in blocked:
-                continue  # keep each chat's order: wait for its earlier item
-            wait = self.limiter.wait_time(item.chat)
-            if wait > 0:
-                blocked.add(item.chat)
-                soonest = min(soonest, wait)
-                continue
-            if item.slot is not None and item.message_id is not None and item.unchanged:
-                await asyncio.to_thread(record, self.store, item, item.message_id, None)
-                continue
-            self.limiter.took(item.chat)
-            message_id, error = await deliver_async(item, self.transport)
-            if isinstance(error, Retry):
-                blocked.add(item.chat)
-                soonest = min(soonest, error.after)
-                log.info("outbox %s to %s: %s", item.id, item.chat, error)
-            await asyncio.to_thread(record, self.store, item, message_id, error)
-        return soonest if blocked else 1.0
+            by_chat.setdefault(item.chat, []).append(item)
+        waits: list[float] = []
+        outcomes: list[tuple[Item, str | None, Exception | None]] = []
+
+        async def serve(chat_items: list[Item]) -> None:
+            for item in chat_items:
+                wait = self.limiter.wait_time(item.chat)
+                if wait > 0:
+                    waits.append(wait)
+                    return  # keep the chat's order: its later items wait too
+                if item.slot is not None and item.message_id is not None and item.unchanged:
+                    outcomes.append((item, item.message_id, None))
+                    continue
+                self.limiter.took(item.chat)
+                message_id, error = await deliver_async(item, self.transport)
+                outcomes.append((item, message_id, error))
+                if isinstance(error, Retry):
+                    waits.append(error.after)
+                    log.info("outbox %s to %s: %s", item.id, item.chat, error)
+                    return
+
+        results = await asyncio.gather(*(serve(v) for v in by_chat.values()),
+                                       return_exceptions=True)
+        for result in results:
+            if isinstance(result, BaseException):
+                log.error("outbox delivery failed", exc_info=result)
+        if outcomes:
+            await asyncio.to_thread(record_all, self.store, outcomes)
+        return min([1.0, *waits])
