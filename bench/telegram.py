@@ -168,7 +168,10 @@ def service_only(url: str, tables: int, waves: int, label: str) -> None:
     for wave in range(waves):
         todo = []
         for chat, user in zip(chats, users, strict=True):
-            table = service.unfinished_tables("telegram", chat.external_id)[0]
+            tables_now = service.unfinished_tables("telegram", chat.external_id)
+            if not tables_now:  # the game is over
+                continue
+            table = tables_now[0]
             game = engine.GAMES[table.game]
             state = game.from_json(table.state_json)
             if game.phase(state) == "payout":
