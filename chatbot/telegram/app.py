@@ -37,6 +37,7 @@ PLATFORM = "telegram"
 COMMANDS = ("start", "help", "rules", "language", "new", "stop")
 MANAGE_CODES = ("start", "stop", "kick", "fill", "clock", "cur", "opt", "lvl")
 SWEEP_SECONDS = 2.0
+POOL_SIZE = 256  # concurrent Bot API calls (answers and outbox deliveries), as PTB's default
 
 _COMMAND_TEXT = {
     "de": {"start": "Begrüßung und Hilfe", "help": "Hilfe", "rules": "Spielregeln",
@@ -216,6 +217,11 @@ def build(cfg: Config, service: Service, limits: Limits | None = None) -> Telegr
     if not cfg.telegram_token:
         raise SystemExit("TELEGRAM_TOKEN is not set")
     builder: Any = ApplicationBuilder().token(cfg.telegram_token).concurrent_updates(True)
+    if http_client() == "aiohttp":
+        from .request import AiohttpRequest
+
+        builder = builder.request(AiohttpRequest(connection_pool_size=POOL_SIZE)) \
+            .get_updates_request(AiohttpRequest(connection_pool_size=1))
     base = api_base(cfg.telegram_base_url)
     if base:
         builder = builder.base_url(base).base_file_url(base.rsplit("/bot", 1)[0] + "/file/bot")
@@ -230,6 +236,14 @@ def build(cfg: Config, service: Service, limits: Limits | None = None) -> Telegr
     app = builder.post_init(post_init).post_stop(post_stop).build()
     holder["bot"] = TelegramBot(service, app, limits)
     return holder["bot"]
+
+
+def http_client() -> str:
+    """``TELEGRAM_HTTP_CLIENT``: ``aiohttp`` (the default) or ``httpx`` (PTB's own backend)."""
+    import os
+
+    name = os.environ.get("TELEGRAM_HTTP_CLIENT", "aiohttp").strip().lower()
+    return "httpx" if name == "httpx" else "aiohttp"
 
 
 def limits_from_env() -> Limits:
