@@ -1,4 +1,5 @@
-"""A fake Telegram Bot API server for tests and benchmarks (stdlib only).
+"""A fake Telegram Bot API server for tests and benchmarks (stdlib only; ``http="aiohttp"``
+/ ``--http aiohttp`` serves the same fake from one asyncio loop, for throughput benchmarks).
 
 In-process use::
 
@@ -62,6 +63,7 @@ import traceback
 import urllib.error
 import urllib.request
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from email.parser import BytesParser
 from html.parser import HTMLParser
@@ -630,6 +632,85 @@ class _Server(ThreadingHTTPServer):
                 conn.shutdown(socket.SHUT_RDWR)
 
 
+
+class _AioServer:
+    """The same fake behind an aiohttp (asyncio) server on a thread of its own: one event
+    loop with a C HTTP parser instead of a thread per connection, for throughput benchmarks.
+    Calls that may wait (getUpdates long polls, simulated latency) run on worker threads."""
+
+    def __init__(self, addr: tuple[str, int], fake: FakeBotApi):
+        self.fake = fake
+        self.addr = addr
+        self.server_address: tuple[str, int] = addr
+        self.loop = asyncio.new_event_loop()
+        self._workers = ThreadPoolExecutor(max_workers=32, thread_name_prefix="FakeBotApi-poll")
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+
+    def serve_forever(self, poll_interval: float = 0.05) -> None:
+        from aiohttp import web
+
+        asyncio.set_event_loop(self.loop)
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_route("*", "/{tail:.*}", self._handle)
+        runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        try:
+            self.loop.run_until_complete(runner.setup())
+            site = web.TCPSite(runner, self.addr[0], self.addr[1], reuse_address=True)
+            self.loop.run_until_complete(site.start())
+            server = site._server
+            assert server is not None
+            self.server_address = server.sockets[0].getsockname()[:2]  # type: ignore[union-attr]
+        except BaseException as exc:
+            self._error = exc
+            self._ready.set()
+            raise
+        self._ready.set()
+        try:
+            self.loop.run_forever()
+        finally:
+            self.loop.run_until_complete(runner.cleanup())
+            self.loop.close()
+
+    def wait_ready(self, timeout: float = 10.0) -> None:
+        if not self._ready.wait(timeout) or self._error is not None:
+            raise RuntimeError(f"fake Bot API (aiohttp) did not start: {self._error!r}")
+
+    async def _handle(self, request):  # type: ignore[no-untyped-def]
+        from aiohttp import web
+
+        body = await request.read()
+        path = request.path
+        args = (path, request.query_string, request.headers.get("Content-Type", ""), body)
+        try:
+            if self.fake.latency > 0 or path.lower().endswith("/getupdates"):
+                status, payload = await self.loop.run_in_executor(
+                    self._workers, lambda: self.fake._handle_http(*args))
+            else:
+                status, payload = self.fake._handle_http(*args)
+        except Exception as exc:  # a bug in the fake: make it visible
+            traceback.print_exc()
+            status, payload = 500, {
+                "ok": False, "error_code": 500,
+                "description": f"Internal Server Error: fake server bug: {exc!r}"}
+        if payload is _DISCONNECT:
+            if request.transport is not None:
+                request.transport.close()
+            return web.Response(status=500)
+        return web.Response(body=json.dumps(payload, ensure_ascii=False).encode("utf-8"),
+                            status=status, content_type="application/json")
+
+    def shutdown(self) -> None:
+        if not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(self.loop.stop)
+
+    def close_connections(self) -> None:
+        """Connections are closed by the runner's cleanup."""
+
+    def server_close(self) -> None:
+        self._workers.shutdown(wait=False, cancel_futures=True)
+
+
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "FakeTelegramBotAPI/1.0"
@@ -726,7 +807,11 @@ class FakeBotApi(_WaitMixin):
         max_poll_timeout: float = 50.0,
         conflict_on_concurrent_polls: bool = True,
         max_calls: int | None = None,
+        http: str = "threaded",
     ):
+        if http not in ("threaded", "aiohttp"):
+            raise ValueError(f"http must be 'threaded' or 'aiohttp', not {http!r}")
+        self.http = http
         self.token = token
         head = token.split(":", 1)[0]
         self.bot_id = int(head) if head.isdigit() else 123
@@ -748,7 +833,7 @@ class FakeBotApi(_WaitMixin):
         self._waiting_polls = 0
         self._closing = False
         self._query_counter = itertools.count(1)
-        self._server: _Server | None = None
+        self._server: _Server | _AioServer | None = None
         self._thread: threading.Thread | None = None
         self._webhook_thread: threading.Thread | None = None
         self._reset_state()
@@ -777,7 +862,10 @@ class FakeBotApi(_WaitMixin):
         if self._server is not None:
             return self
         self._closing = False
-        self._server = _Server((self.host, self.port), _Handler, self)
+        if self.http == "aiohttp":
+            self._server = _AioServer((self.host, self.port), self)
+        else:
+            self._server = _Server((self.host, self.port), _Handler, self)
         self._thread = threading.Thread(
             target=self._server.serve_forever,
             kwargs={"poll_interval": 0.05},
@@ -785,6 +873,8 @@ class FakeBotApi(_WaitMixin):
             daemon=True,
         )
         self._thread.start()
+        if isinstance(self._server, _AioServer):
+            self._server.wait_ready()
         self._webhook_thread = threading.Thread(
             target=self._webhook_loop, name="FakeBotApi-webhook", daemon=True
         )
@@ -2120,6 +2210,12 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="keep only about the newest N call records (long benchmarks)",
     )
+    ap.add_argument(
+        "--http",
+        choices=("threaded", "aiohttp"),
+        default="threaded",
+        help="HTTP front end: stdlib threads (default) or one asyncio loop (benchmarks)",
+    )
     args = ap.parse_args(argv)
     fake = FakeBotApi(
         args.token,
@@ -2131,6 +2227,7 @@ def main(argv: list[str] | None = None) -> int:
         require_start=args.require_start,
         record_empty_polls=args.record_empty_polls,
         max_calls=args.max_calls,
+        http=args.http,
     )
     stop = threading.Event()
 

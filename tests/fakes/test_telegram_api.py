@@ -33,9 +33,9 @@ pytestmark = [
 TOKEN = "123:ABC"
 
 
-@pytest.fixture
-def fake():
-    with FakeBotApi(token=TOKEN) as server:
+@pytest.fixture(params=["threaded", "aiohttp"])
+def fake(request):
+    with FakeBotApi(token=TOKEN, http=request.param) as server:
         yield server
 
 
