@@ -7,9 +7,11 @@ server (a separate process), opens ``--tables`` private Schwimmen tables, then p
 button on every table in waves. It reports updates handled per second (from the moment the bot
 fetched a wave's first update to its last answered button press, CPU replies included) and the
 p50/p99 time from an update being handed to the bot (getUpdates) to the bot's first API call for
-it (answerCallbackQuery). The same harness runs a bare python-telegram-bot echo bot
-(``bench/baseline/echo_bot.py``) as the baseline and prints our throughput as a ratio of it. Prints
-figures only; asserts nothing.
+it (answerCallbackQuery), and the bot process's CPU time per update during the waves (a figure
+that holds still on a busy machine). The same harness runs a bare python-telegram-bot echo bot
+(``bench/baseline/echo_bot.py``) as the baseline and prints our throughput as a ratio of it. The
+fake server runs on its asyncio front end (``--fake-http aiohttp``, the default) so that neither
+bot is capped by the harness. Prints figures only; asserts nothing.
 """
 
 from __future__ import annotations
@@ -81,6 +83,15 @@ def _latencies(fake, uids: set[int]) -> tuple[list[float], float, float]:
     return lat, first, last
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (Linux ``/proc``; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _wait(pred, timeout: float, what: str, every: float = 0.05) -> None:
     end = time.time() + timeout
     while time.time() < end:
@@ -91,10 +102,11 @@ def _wait(pred, timeout: float, what: str, every: float = 0.05) -> None:
 
 
 def run_case(label: str, command: list[str], env: dict[str, str], tables: int, waves: int,
-             setup: str) -> dict[str, float]:
+             setup: str, fake_http: str = "aiohttp") -> dict[str, float]:
     """Start a fake server and a bot; play ``waves`` presses on ``tables`` chats."""
     rng = random.Random(7)
-    with FakeBotApiProcess(token=TOKEN, args=("--max-calls", "400000")) as fake, \
+    fake_args = ("--max-calls", "400000", "--http", fake_http)
+    with FakeBotApiProcess(token=TOKEN, args=fake_args) as fake, \
             tempfile.TemporaryDirectory() as tmp, open(Path(tmp) / "bot.log", "w") as log:
         full_env = {**os.environ, **env, "TELEGRAM_TOKEN": TOKEN, "TELEGRAM_BASE_URL": fake.url}
         proc = subprocess.Popen(command, env=full_env, cwd=tmp, stdout=subprocess.DEVNULL,
@@ -109,6 +121,7 @@ def run_case(label: str, command: list[str], env: dict[str, str], tables: int, w
                 list(pool.map(lambda c: fake.send_text(c, c, setup), chats))
             _wait(lambda: all(_table_message(fake, c) for c in chats), 120, "the tables")
             lat_all: list[float] = []
+            cpu_start = _cpu_seconds(proc.pid)
             busy = 0.0
             handled = 0
             for _ in range(waves):
@@ -132,6 +145,7 @@ def run_case(label: str, command: list[str], env: dict[str, str], tables: int, w
                 lat_all += lat
                 busy += max(0.0, last - first)
                 handled += len(uids)
+            cpu = _cpu_seconds(proc.pid) - cpu_start
         finally:
             proc.terminate()
             try:
@@ -142,9 +156,10 @@ def run_case(label: str, command: list[str], env: dict[str, str], tables: int, w
     p50 = statistics.median(lat_ms)
     p99 = lat_ms[min(len(lat_ms) - 1, int(len(lat_ms) * 0.99))]
     rate = handled / busy if busy else float("nan")
+    cpu_ms = cpu / handled * 1000 if handled else float("nan")
     print(f"{label:28s} {rate:8.0f} updates/s   p50 {p50:6.1f} ms   p99 {p99:6.1f} ms   "
-          f"({handled} updates, {tables} tables)")
-    return {"rate": rate, "p50": p50, "p99": p99}
+          f"CPU {cpu_ms:5.1f} ms/update   ({handled} updates, {tables} tables)")
+    return {"rate": rate, "p50": p50, "p99": p99, "cpu_ms": cpu_ms}
 
 
 def service_only(url: str, tables: int, waves: int, label: str) -> None:
@@ -218,6 +233,8 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=100)
     parser.add_argument("--waves", type=int, default=10)
     parser.add_argument("--skip-postgres", action="store_true")
+    parser.add_argument("--fake-http", choices=("aiohttp", "threaded"), default="aiohttp",
+                        help="front end of the fake Bot API server (default: aiohttp)")
     args = parser.parse_args()
     common = {"CPU_DELAY": "0", "TELEGRAM_CHAT_INTERVAL": "0", "LOG_LEVEL": "WARNING",
               "TELEGRAM_GLOBAL_PER_SECOND": "100000", "TELEGRAM_GROUP_PER_MINUTE": "100000"}
@@ -237,22 +254,25 @@ def main() -> None:
         results["sqlite"] = run_case(
             "stammtisch (SQLite)", [_bin("stammtisch"), "telegram"],
             {**common, "DATABASE_URL": f"sqlite:///{tmp}/bench.db"}, args.tables, args.waves,
-            setup)
+            setup, args.fake_http)
     if not args.skip_postgres:
         url, name = _pg_database()
         try:
             results["postgres"] = run_case(
                 "stammtisch (PostgreSQL)", [_bin("stammtisch"), "telegram"],
-                {**common, "DATABASE_URL": url}, args.tables, args.waves, setup)
+                {**common, "DATABASE_URL": url}, args.tables, args.waves, setup,
+                args.fake_http)
         finally:
             _drop_pg(name)
     results["echo"] = run_case(
         "bare PTB echo bot (baseline)", [sys.executable, str(ROOT / "bench" / "baseline" / "echo_bot.py")],
-        common, args.tables, args.waves, "/start")
+        common, args.tables, args.waves, "/start", args.fake_http)
     for key in ("sqlite", "postgres"):
         if key in results:
             ratio = results[key]["rate"] / results["echo"]["rate"]
-            print(f"ratio {key} / echo baseline: {ratio:.2f}")
+            cpu_ratio = results["echo"]["cpu_ms"] / results[key]["cpu_ms"]
+            print(f"ratio {key} / echo baseline: {ratio:.2f} (updates/s), "
+                  f"{cpu_ratio:.2f} (CPU per update)")
 
 
 if __name__ == "__main__":
