@@ -62,6 +62,11 @@ class Normal:
 
     game_id = "schwimmen"
     level = NORMAL
+    # Knock thresholds in half points, tuned by simulation (bench/tune.py, docs/arena.md):
+    # patience pays — 30 (29 with four players), and 31 in the first turn of each player.
+    KNOCK_AT = {2: 60, 3: 60, 4: 58}
+    FIRST_TURN_EXTRA = 2
+    POSITION_SHIFT = 0  # half points per seat after the starter (swept: no measurable gain)
 
     def choose(self, obs: Observation, rng: random.Random) -> SwimAction:
         legal = obs.legal
@@ -69,11 +74,10 @@ class Normal:
         now = _value2(*obs.hand)
         active = sum(1 for o in obs.out if not o)
         if not final and KNOCK in legal:
-            # tuned by simulation against Anfänger (bench/arena.py, docs/arena.md): patience
-            # pays — 30 (29 with four players), 31 in the first turn of each player
-            threshold = 58 if active >= 4 else 60
+            threshold = self.KNOCK_AT[min(4, max(2, active))]
             if obs.turns < active:
-                threshold += 2
+                threshold += self.FIRST_TURN_EXTRA
+            threshold += self.POSITION_SHIFT * ((obs.seat - obs.starter) % obs.seats)
             threshold -= 2 * max(0, obs.turns // active - 3)  # a long round: settle for less
             if obs.coins[obs.seat] == 0:
                 threshold += 2  # swimming: knock only on a strong hand

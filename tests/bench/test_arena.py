@@ -1,0 +1,58 @@
+"""The arena and tuning scripts run and report what they promise (tiny runs; figures unchecked)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bench import arena, tune
+from engine.bots import NORMAL, get_bot
+
+
+def test_wilson_interval_contains_the_share_and_narrows():
+    lo, hi = arena.wilson(30, 100)
+    assert lo < 0.3 < hi
+    lo2, hi2 = arena.wilson(300, 1000)
+    assert hi2 - lo2 < hi - lo
+    assert arena.wilson(0, 0) == (0.0, 1.0)
+
+
+def test_mean_interval_uses_student_t():
+    m, lo, hi = arena.mean_ci([1.0, 2.0, 3.0, 4.0])
+    assert m == 2.5 and lo < 2.5 < hi
+    assert arena.t_quantile(1000) == pytest.approx(1.962, abs=1e-3)
+
+
+@pytest.mark.parametrize("game_id,seats", [("schwimmen", ["experte", "normal", "anfaenger"]),
+                                           ("runfast", ["experte", "normal", "normal"])])
+def test_arena_rotates_seats_and_reports_every_level(game_id, seats, tmp_path, capsys):
+    out = tmp_path / "summary.json"
+    arena.main(["--game", game_id, "--seats", *seats, "--games", "3", "--seed", "2",
+                "--playouts", "1", "--json", str(out)])
+    text = capsys.readouterr().out
+    for level in set(seats):
+        assert f"  {level}" in text
+    assert "games won" in text and "decision p50" in text
+    summary = json.loads(out.read_text())
+    assert summary["games"] == 3
+    shares = sum(e["win_share"] for e in summary["levels"].values())
+    assert shares == pytest.approx(1.0)  # every game has exactly one winner's share
+    if game_id == "runfast":
+        assert summary["levels"]["experte"]["hands"] > 0
+
+
+def test_rotation_puts_every_level_in_every_seat():
+    results = [arena.play_one("schwimmen", ["normal", "anfaenger", "anfaenger"], i, 3, None, 1,
+                              None) for i in range(3)]
+    assert {r["levels"].index("normal") for r in results} == {0, 1, 2}
+
+
+def test_tune_variant_changes_only_the_named_threshold():
+    base = type(get_bot("schwimmen", NORMAL))
+    bot = tune.variant("schwimmen", "KNOCK_AT", 3, 62)
+    assert isinstance(bot, base)
+    assert bot.KNOCK_AT[3] == 62 and bot.KNOCK_AT[4] == base.KNOCK_AT[4]
+    assert get_bot("schwimmen", NORMAL).KNOCK_AT[3] != 62  # the Normal bot is untouched
+    assert tune.variant("scat", "POSITION_SHIFT", 3, 1).POSITION_SHIFT == 1
+    assert 0.0 <= tune.play(("scat", "KNOCK_AT", 3, 25, 1, 0)) <= 1.0
