@@ -303,7 +303,7 @@ def test_public_history_names_only_public_cards():
 
 @pytest.mark.parametrize("game_id", sorted(SEATS))
 def test_beginner_and_normal_are_cheap(game_id):
-    """Anfänger and Normal never search: a whole game of them takes well under a second."""
+    """Anfänger and Normal never search (they answer at once); only the Experte does."""
     game = GAMES[game_id]
     for level in (ANFAENGER, NORMAL):
         assert not isinstance(get_bot(game_id, level), E.Experte)
