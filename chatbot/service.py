@@ -27,7 +27,7 @@ from sqlmodel import Session, col, select
 
 import fsm
 from engine import GAMES
-from engine.bots import LEVELS, levels_for
+from engine.bots import LEVELS, get_bot, levels_for
 from engine.bots.experte import system_load
 from storage.db import read_only, utcnow, write_lock
 from storage.models import (
@@ -42,7 +42,7 @@ from storage.models import (
 )
 
 from . import buttons
-from .i18n import DEFAULT_LANGUAGE, LANGUAGES, pick_language, tr
+from .i18n import DEFAULT_LANGUAGE, LANGUAGES, engine_reason, pick_language, tr
 from .presenters import PRESENTERS, presenter
 
 log = logging.getLogger(__name__)
@@ -104,6 +104,26 @@ def _write_queued(session: Session) -> None:
     conn = session.connection()
     for table, rows in queued.items():
         conn.execute(insert(table), rows)
+
+
+class _PlanFirst(Exception):
+    """Leave the claim: a slow CPU level decides first, outside the transaction."""
+
+
+_SLOW_LEVELS: dict[tuple[str, str], bool] = {}
+
+
+def _slow_level(game_id: str, level: str) -> bool:
+    """A level whose bot thinks against a clock (it has a ``budget``); unknown ones count."""
+    key = (game_id, level)
+    slow = _SLOW_LEVELS.get(key)
+    if slow is None:
+        try:
+            slow = hasattr(get_bot(game_id, level), "budget")
+        except Exception:  # no such bot: let the planner find out, as before
+            slow = True
+        _SLOW_LEVELS[key] = slow
+    return slow
 
 
 @dataclass(frozen=True)
@@ -243,18 +263,22 @@ class Service:
                 chat: ChatRef | None = None) -> Player:
         player = session.exec(_PLAYER_BY_REF, params={  # type: ignore[call-overload]
             "platform": platform, "external_id": user.external_id}).first()
+        private = chat.external_id if chat is not None and chat.kind == "private" else None
         if player is None:
             player = Player(platform=platform, external_id=user.external_id, name=user.name,
                             username=user.username, language=user.language,
-                            created_at=self.clock())
+                            private_chat_id=private, created_at=self.clock())
             session.add(player)
-        else:
-            player.name, player.username = user.name or player.name, user.username
-            if user.language:
+            session.flush()
+        else:  # assign only what changed: an unchanged player costs no UPDATE and no flush
+            if user.name and player.name != user.name:
+                player.name = user.name
+            if player.username != user.username:
+                player.username = user.username
+            if user.language and player.language != user.language:
                 player.language = user.language
-        if chat is not None and chat.kind == "private":
-            player.private_chat_id = chat.external_id
-        session.flush()
+            if private is not None and player.private_chat_id != private:
+                player.private_chat_id = private
         return player
 
     def _lang(self, chat: Chat | None, user: UserRef | None) -> str:
@@ -818,7 +842,7 @@ class Service:
         try:
             events = fsm.fire(model, trigger, action=code)
         except fsm.TransitionRefused as exc:
-            raise Refusal(tr(ctx.lang, "illegal", reason=str(exc))) from None
+            raise Refusal(tr(ctx.lang, "illegal", reason=engine_reason(ctx.lang, str(exc)))) from None
         events += fsm.settle(model)
         self._log_move(ctx, table, seat_no, actor, model.game.parse_action(code).code)
         self._after_change(ctx, table, seats, model, events)
@@ -920,45 +944,63 @@ class Service:
     def fire_due(self, table_id: int, version: int) -> bool:
         """Claim and run a table's deadline. Runs once: a stale or early claim does nothing.
 
-        A CPU move is decided before the claim, outside any transaction (a strong level may
-        think for a second; no table or database lock is held meanwhile). The claim then checks
-        that the table is still at the version the move was decided for.
+        A CPU level that thinks against a clock (Experte) decides before the claim, outside any
+        transaction (it may think for a second; no table or database lock is held meanwhile);
+        the claim then checks that the table is still at the version the move was decided for.
+        The quick levels decide inside the claim, which saves reading the table twice.
         """
-        try:
-            planned = self._plan_cpu(table_id, version)
-        except Exception:
-            log.exception("table %s: CPU decision failed", table_id)
-            planned = None
-        try:
-            with self._tx() as session:
-                table = self._lock_table(session, table_id)
-                now = self.clock()
-                if (table is None or table.version != version or table.next_deadline is None
-                        or table.next_deadline > now):
-                    return False
-                chat = session.get(Chat, table.chat_id)
-                ctx = _Ctx(session, chat.platform if chat else "?",
-                           self._lang(chat, None), now)
-                seats = self._seats(session, table)
-                kind = table.deadline_kind
-                if kind == "remind":
-                    self._remind(ctx, table, seats)
-                elif kind in ("cpu", "timeout"):
-                    self._cpu_turn(ctx, table, seats, timed_out=kind == "timeout",
-                                   planned=planned)
-                elif kind == "next":
-                    self._next_round(ctx, table, seats)
-                else:
-                    table.next_deadline = None
-                    session.add(table)
-        except Refusal as exc:
-            log.warning("table %s: deadline refused: %s", table_id, exc.text)
-            return False
-        except Exception:
-            log.exception("table %s: deadline failed", table_id)
-            return False
-        self._notify(ctx)
-        return True
+        planned: str | None = None
+        plan_first = True
+        while True:
+            try:
+                with self._tx() as session:
+                    table = self._lock_table(session, table_id)
+                    now = self.clock()
+                    if (table is None or table.version != version or table.next_deadline is None
+                            or table.next_deadline > now):
+                        return False
+                    seats = self._seats(session, table)
+                    kind = table.deadline_kind
+                    if kind in ("cpu", "timeout") and plan_first and \
+                            self._thinks_long(table, seats):
+                        raise _PlanFirst
+                    chat = session.get(Chat, table.chat_id)
+                    ctx = _Ctx(session, chat.platform if chat else "?",
+                               self._lang(chat, None), now)
+                    if kind == "remind":
+                        self._remind(ctx, table, seats)
+                    elif kind in ("cpu", "timeout"):
+                        self._cpu_turn(ctx, table, seats, timed_out=kind == "timeout",
+                                       planned=planned)
+                    elif kind == "next":
+                        self._next_round(ctx, table, seats)
+                    else:
+                        table.next_deadline = None
+                        session.add(table)
+            except _PlanFirst:
+                plan_first = False
+                try:
+                    planned = self._plan_cpu(table_id, version)
+                except Exception:
+                    log.exception("table %s: CPU decision failed", table_id)
+                continue
+            except Refusal as exc:
+                log.warning("table %s: deadline refused: %s", table_id, exc.text)
+                return False
+            except Exception:
+                log.exception("table %s: deadline failed", table_id)
+                return False
+            self._notify(ctx)
+            return True
+
+    @staticmethod
+    def _level(seat: Seat) -> str:
+        """The level a CPU plays a seat at: its own, or Normal for a person (RULES.md §1)."""
+        return (seat.cpu_level or "normal") if seat.is_cpu else "normal"
+
+    def _thinks_long(self, table: GameTable, seats: list[Seat]) -> bool:
+        """Whether a CPU decision at this table may take long (a level with a time budget)."""
+        return any(_slow_level(table.game, self._level(s)) for s in seats)
 
     def _remind(self, ctx: _Ctx, table: GameTable, seats: list[Seat]) -> None:
         model = self._model(table, seats)
@@ -1005,7 +1047,7 @@ class Service:
         Seeded by the table and version, so a replay decides the same."""
         seat_no = model.game.to_act(model.engine_state)
         seat = next(s for s in seats if s.seat_no == seat_no)
-        level = (seat.cpu_level or "normal") if seat.is_cpu else "normal"
+        level = self._level(seat)
         rng = random.Random(f"{table.seed}:{table.version}")
         with self._thinking_lock:
             self._thinking += 1
@@ -1071,8 +1113,6 @@ class Service:
         if chat is None:
             return
         model = model or self._model(table, seats)
-        players = {s.player_id: p for s in seats if s.player_id
-                   and (p := ctx.session.get(Player, s.player_id)) is not None}
         lang = self._lang(chat, None)
         if table.is_private:
             seat = seats[0] if seats else None
@@ -1080,6 +1120,8 @@ class Service:
             self._say(ctx, chat, view.text, view.rows, slot=f"t{table.id}",
                       repost=view.repost)
             return
+        players = {s.player_id: p for s in seats if s.player_id
+                   and (p := ctx.session.get(Player, s.player_id)) is not None}
         view = render_table(table, seats, model, lang, players, self.settings.start_link)
         self._say(ctx, chat, view.text, view.rows, slot=f"t{table.id}")
         if table.fsm_state == fsm.LOBBY:
