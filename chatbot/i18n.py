@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 DEFAULT_LANGUAGE = "de"
 LANGUAGES = ("de", "en")
 
@@ -188,3 +190,86 @@ def pick_language(chat_language: str | None, user_language: str | None,
         if short in LANGUAGES:
             return short
     return default
+
+
+# The engine explains a refused move in English; German chats get these words instead.
+_REASONS_DE: dict[str, str] = {
+    "a straight is only beaten by the straight of the same length exactly one higher":
+        "eine Straße schlägt nur die gleich lange Straße genau eins höher",
+    "a triple or airplane with fewer kickers only as your last cards":
+        "ein Drilling oder Flugzeug mit weniger Beikarten nur als letzte Karten",
+    "draw a card first (stock or discard pile), then discard":
+        "erst eine Karte ziehen (Stapel oder Ablage), dann abwerfen",
+    "first the exchange: give back one card ranked 4 to 10":
+        "erst der Tausch: gib eine Karte von 4 bis 10 zurück",
+    "no knocking on your very first turn of the round":
+        "im allerersten Zug der Runde darf nicht geklopft werden",
+    "nobody may pass after a knock": "nach dem Klopfen darf niemand schieben",
+    "only a higher four of a kind beats a four of a kind":
+        "einen Vierling schlägt nur ein höherer Vierling",
+    "passing is only allowed after a knock or when the stock is empty":
+        "Schieben geht nur nach dem Klopfen oder wenn der Stapel leer ist",
+    "somebody has already knocked": "es hat schon jemand geklopft",
+    "that does not beat the play on the table": "das schlägt die Karten auf dem Tisch nicht",
+    "that is not higher than the play on the table":
+        "das ist nicht höher als die Karten auf dem Tisch",
+    "the first play of the game must include 3♠": "das erste Ausspiel muss die ♠3 enthalten",
+    "the game is over": "das Spiel ist vorbei",
+    "the hand is over; the next one must be dealt first":
+        "das Spiel ist aus; erst wird neu gegeben",
+    "the match is over": "die Partie ist vorbei",
+    "the next player has one card: a single must be your highest":
+        "der Nächste hat nur noch eine Karte: eine Einzelkarte muss deine höchste sein",
+    "the round is over; the next one must be dealt first":
+        "die Runde ist vorbei; erst wird neu gegeben",
+    "there is no exchange now": "jetzt wird nicht getauscht",
+    "these cards are no combination": "diese Karten sind keine Kombination",
+    "you can beat the play on the table, so you must":
+        "du kannst die Karten auf dem Tisch schlagen, also musst du",
+    "you have already passed this round": "du hast in dieser Runde schon geschoben",
+    "you have drawn a card: now discard one card":
+        "du hast gezogen: jetzt wirf eine Karte ab",
+    "you lead: play any combination": "du spielst aus: lege eine beliebige Kombination",
+    "you lead: play a card or a combination":
+        "du spielst aus: lege eine Karte oder eine Kombination",
+    "the round is still being played": "die Runde läuft noch",
+    "the hand is still being played": "das Spiel läuft noch",
+}
+_KINDS_DE = {"single": "eine Einzelkarte", "pair": "ein Paar", "triple": "ein Drilling",
+             "four of a kind": "ein Vierling"}
+
+
+def _kind_de(kind: str) -> str:
+    match = re.fullmatch(r"straight of (\d+)", kind)
+    if match:
+        return f"eine {match.group(1)}er-Straße"
+    return _KINDS_DE.get(kind, kind)
+_REASON_PATTERNS_DE: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"^(.+) is not in your hand$"), r"\1 ist nicht in deiner Hand"),
+    (re.compile(r"^(.+) not in your hand$"), r"\1 nicht in deiner Hand"),
+    (re.compile(r"^(.+) is not in the middle$"), r"\1 liegt nicht in der Mitte"),
+    (re.compile(r"^the four (.+)s stay together as a bomb$"),
+     r"die vier \1 bleiben als Bombe zusammen"),
+    (re.compile(r"^(.+) was taken from the discard pile and may not be discarded again in the "
+                r"same turn$"), r"\1 kam von der Ablage und darf im selben Zug nicht zurück"),
+    (re.compile(r"^unknown move .*$"), "unbekannter Zug"),
+    (re.compile(r"^no such straight .*$"), "eine Straße geht nicht über das Ass hinaus"),
+]
+
+
+def engine_reason(lang: str | None, reason: str) -> str:
+    """The engine's explanation of a refused move in ``lang`` (English as the engine says it;
+    German by table, or a plain "not allowed" for a reason the table does not know)."""
+    if (lang or DEFAULT_LANGUAGE) == "en":
+        return reason
+    if reason in _REASONS_DE:
+        return _REASONS_DE[reason]
+    beaten = re.fullmatch(r"a (.+) must be beaten by a (.+) or a four of a kind", reason)
+    if beaten:
+        return (f"{_kind_de(beaten.group(1))} wird nur von {_kind_de(beaten.group(2))} oder "
+                "einem Vierling geschlagen").replace("von ein ", "von einem ") \
+            .replace("von eine ", "von einer ")
+    for pattern, replacement in _REASON_PATTERNS_DE:
+        if pattern.match(reason):
+            return pattern.sub(replacement, reason)
+    return "nicht erlaubt"
