@@ -11,6 +11,9 @@ points), for Run Fast and climbing also the share of hands (rounds) won — went
 the mean points per hand, and the decision time p50/p95 of the level (decisions with more than
 one legal move). ``--budget`` sets the Experte's seconds per decision, ``--playouts`` a fixed
 number of sampled worlds instead; ``--jobs`` plays games in parallel processes.
+
+Long matches can be split: ``--first K`` starts at game ``K`` (same deals and rotation as in one
+run), ``--json F`` keeps every game's record, and ``--merge F1 F2 …`` reports the runs together.
 """
 
 from __future__ import annotations
@@ -242,6 +245,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--options", default=None, help="game options as JSON")
     parser.add_argument("--jobs", type=int, default=1, help="parallel processes")
     parser.add_argument("--json", default=None, help="also write the summary to this file")
+    parser.add_argument("--first", type=int, default=0, help="index of the first game")
+    parser.add_argument("--merge", nargs="+", default=None, metavar="JSON",
+                        help="report earlier runs (their --json files) together; plays nothing")
+    if argv is None:
+        argv = sys.argv[1:]
+    if "--merge" in argv:  # the game and seats come from the files
+        merge_runs(argv[argv.index("--merge") + 1:])
+        return
     args = parser.parse_args(argv)
     game = GAMES[args.game]
     if not game.MIN_SEATS <= len(args.seats) <= game.MAX_SEATS:
@@ -249,7 +260,7 @@ def main(argv: list[str] | None = None) -> None:
     options = json.loads(args.options) if args.options else None
     start = time.perf_counter()
     jobs = [(args.game, args.seats, i, args.seed, args.budget, args.playouts, options)
-            for i in range(args.games)]
+            for i in range(args.first, args.first + args.games)]
     if args.jobs > 1:
         with ProcessPoolExecutor(args.jobs) as pool:
             results = list(pool.map(_play_star, jobs, chunksize=1))
@@ -262,7 +273,31 @@ def main(argv: list[str] | None = None) -> None:
         with open(args.json, "w") as f:
             json.dump({"game": args.game, "seats": args.seats, "games": args.games,
                        "seed": args.seed, "budget": args.budget, "playouts": args.playouts,
-                       "elapsed": elapsed, "levels": summary}, f, indent=1)
+                       "first": args.first, "elapsed": elapsed, "levels": summary,
+                       "results": results}, f)
+
+
+def merge_runs(paths: list[str]) -> None:
+    """Print one report over several runs of the same game, seats, seed and Experte setting."""
+    runs = []
+    for path in paths:
+        with open(path) as f:
+            runs.append(json.load(f))
+    first = runs[0]
+    for run in runs[1:]:
+        for key in ("game", "seats", "seed", "budget", "playouts"):
+            if run[key] != first[key]:
+                raise SystemExit(f"{key} differs between {paths[0]} and the other runs")
+    indices = [(r.get("first", 0), r.get("first", 0) + r["games"]) for r in runs]
+    indices.sort()
+    if any(a[1] > b[0] for a, b in zip(indices, indices[1:], strict=False)):
+        raise SystemExit("the runs overlap (the same games twice)")
+    results = [g for r in runs for g in r["results"]]
+    args = argparse.Namespace(games=len(results), seed=first["seed"], budget=first["budget"],
+                              playouts=first["playouts"])
+    summary = summarize(first["game"], first["seats"], results)
+    print(report(first["game"], first["seats"], summary, args,
+                 sum(r["elapsed"] for r in runs)))
 
 
 def _play_star(job: tuple) -> dict[str, Any]:

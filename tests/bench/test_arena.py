@@ -56,3 +56,18 @@ def test_tune_variant_changes_only_the_named_threshold():
     assert get_bot("schwimmen", NORMAL).KNOCK_AT[3] != 62  # the Normal bot is untouched
     assert tune.variant("scat", "POSITION_SHIFT", 3, 1).POSITION_SHIFT == 1
     assert 0.0 <= tune.play(("scat", "KNOCK_AT", 3, 25, 1, 0)) <= 1.0
+
+
+def test_split_runs_merge_to_the_single_run(tmp_path, capsys):
+    args = ["--game", "schwimmen", "--seats", "normal", "anfaenger", "anfaenger", "--seed", "4"]
+    arena.main(args + ["--games", "4", "--json", str(tmp_path / "all.json")])
+    whole = capsys.readouterr().out.splitlines()[1:]
+    arena.main(args + ["--games", "2", "--json", str(tmp_path / "a.json")])
+    arena.main(args + ["--games", "2", "--first", "2", "--json", str(tmp_path / "b.json")])
+    capsys.readouterr()
+    arena.main(["--merge", str(tmp_path / "a.json"), str(tmp_path / "b.json")])
+    merged = capsys.readouterr().out.splitlines()[1:]
+    strip = [line.split("; decision")[0] for line in whole]  # times differ between runs
+    assert [line.split("; decision")[0] for line in merged] == strip
+    with pytest.raises(SystemExit):
+        arena.main(["--merge", str(tmp_path / "a.json"), str(tmp_path / "a.json")])
