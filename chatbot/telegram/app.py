@@ -88,7 +88,7 @@ class TelegramBot:
                                     name="deadline-sweep")
         upcoming = await asyncio.to_thread(self.service.next_deadlines)
         self._arm([Change(t, v, when) for t, v, when in upcoming])
-        log.info("telegram bot @%s ready", username)
+        log.info("telegram bot @%s ready (Bot API client: %s)", username, http_client())
 
     async def post_stop(self, app: Application) -> None:
         await self.sender.stop()

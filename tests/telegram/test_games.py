@@ -67,6 +67,27 @@ def test_private_game_to_the_end(fake: FakeBotApi, db_url: str,
         assert not any(marker in t for marker in TRACEBACK_MARKERS), t
 
 
+def test_private_game_against_experte_over_httpx(fake: FakeBotApi, sqlite_url: str,
+                                                 start_bot: Callable[..., BotProcess],
+                                                 db_reader: Callable[[str], Db]) -> None:
+    """python-telegram-bot's own HTTP client (``TELEGRAM_HTTP_CLIENT=httpx``) plays a whole
+    game too, against an Experte whose budget comes from ``EXPERTE_BUDGET``."""
+    bot = start_bot(sqlite_url, TELEGRAM_HTTP_CLIENT="httpx", EXPERTE_BUDGET="0.05")
+    user = 4343
+    fake.send_text(user, user, "/start", user_first_name="Ede")
+    fake.wait_for(lambda: any("Stammtisch" in (m["text"] or "") for m in fake.messages(user)),
+                  WAIT, message="the greeting")
+    table_id, message_id = private_menu_to_table(fake, user, opponents=1, level="experte")
+    final = play_private(fake, user, table_id, message_id, random.Random(11))
+    db = db_reader(sqlite_url)
+    fake.wait_for(lambda: db.result(table_id), WAIT, message="the result row")
+    assert [s["cpu_level"] for s in db.seats(table_id)] == [None, "experte"]
+    assert "🏆" in final["text"]
+    assert "(Bot API client: httpx)" in bot.log()
+    for t in bot_texts(fake, [user]):
+        assert not any(marker in t for marker in TRACEBACK_MARKERS), t
+
+
 def test_group_game_three_people_to_the_end(fake: FakeBotApi, sqlite_url: str,
                                             start_bot: Callable[..., BotProcess],
                                             db_reader: Callable[[str], Db]) -> None:
