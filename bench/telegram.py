@@ -162,6 +162,60 @@ def run_case(label: str, command: list[str], env: dict[str, str], tables: int, w
     return {"rate": rate, "p50": p50, "p99": p99, "cpu_ms": cpu_ms}
 
 
+def steady_case(label: str, command: list[str], env: dict[str, str], tables: int,
+                rate: float, seconds: float, setup: str,
+                fake_http: str = "aiohttp") -> dict[str, float]:
+    """Open-loop load: one press every ``1 / rate`` seconds, round robin over ``tables`` chats,
+    for ``seconds``. Unlike the waves (100 updates at once, so the last waits behind 99), this
+    is the latency an update sees at a steady rate — what a bot in production faces."""
+    rng = random.Random(11)
+    fake_args = ("--max-calls", "400000", "--http", fake_http)
+    with FakeBotApiProcess(token=TOKEN, args=fake_args) as fake, \
+            tempfile.TemporaryDirectory() as tmp, open(Path(tmp) / "bot.log", "w") as log:
+        full_env = {**os.environ, **env, "TELEGRAM_TOKEN": TOKEN, "TELEGRAM_BASE_URL": fake.url}
+        proc = subprocess.Popen(command, env=full_env, cwd=tmp, stdout=subprocess.DEVNULL,
+                                stderr=log)
+        try:
+            _wait(lambda: fake.calls("setMyCommands") or proc.poll() is not None, 60,
+                  "the bot to start")
+            if proc.poll() is not None:
+                raise SystemExit((Path(tmp) / "bot.log").read_text()[-3000:])
+            chats = list(range(30_001, 30_001 + tables))
+            with ThreadPoolExecutor(8) as pool:
+                list(pool.map(lambda c: fake.send_text(c, c, setup), chats))
+            _wait(lambda: all(_table_message(fake, c) for c in chats), 120, "the tables")
+            mark = fake.last_seq()
+            uids: set[int] = set()
+            start = time.perf_counter()
+            k = 0
+            while (now := time.perf_counter()) < start + seconds:
+                due = start + k / rate
+                if now < due:
+                    time.sleep(due - now)
+                chat = chats[k % len(chats)]
+                k += 1
+                msg = _table_message(fake, chat)
+                data = _pick(msg, rng) if msg else None
+                if data:
+                    uids.add(fake.press(chat, chat, msg["message_id"], data, check_data=False))
+            sent = time.perf_counter() - start
+            _wait(lambda: len(fake.calls("answerCallbackQuery", since=mark)) >= len(uids), 120,
+                  "answers", every=0.25)
+            lat, _first, _last = _latencies(fake, uids)
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+    lat_ms = sorted(x * 1000 for x in lat)
+    p50 = statistics.median(lat_ms)
+    p99 = lat_ms[min(len(lat_ms) - 1, int(len(lat_ms) * 0.99))]
+    print(f"{label:28s} {len(uids) / sent:8.0f} updates/s offered   p50 {p50:6.1f} ms   "
+          f"p99 {p99:6.1f} ms   ({len(uids)} updates, {tables} tables)")
+    return {"rate": len(uids) / sent, "p50": p50, "p99": p99}
+
+
 def service_only(url: str, tables: int, waves: int, label: str) -> None:
     """The same workload straight into the service, without Telegram, HTTP or PTB: what one
     process can decide and commit per second (each press plus the CPU reply it causes)."""
@@ -235,6 +289,11 @@ def main() -> None:
     parser.add_argument("--skip-postgres", action="store_true")
     parser.add_argument("--fake-http", choices=("aiohttp", "threaded"), default="aiohttp",
                         help="front end of the fake Bot API server (default: aiohttp)")
+    parser.add_argument("--rates", type=float, nargs="*", default=[],
+                        help="also a steady load at these updates/s (SQLite; 20 s each)")
+    parser.add_argument("--steady-seconds", type=float, default=20.0)
+    parser.add_argument("--only-steady", action="store_true",
+                        help="run only the steady-load cases")
     args = parser.parse_args()
     common = {"CPU_DELAY": "0", "TELEGRAM_CHAT_INTERVAL": "0", "LOG_LEVEL": "WARNING",
               "TELEGRAM_GLOBAL_PER_SECOND": "100000", "TELEGRAM_GROUP_PER_MINUTE": "100000"}
@@ -242,6 +301,13 @@ def main() -> None:
     print(f"{args.tables} active private Schwimmen tables, {args.waves} waves of one button "
           f"press per table; the fake Bot API server runs as its own process")
     results = {}
+    for rate in args.rates:
+        with tempfile.TemporaryDirectory() as tmp:
+            steady_case(f"steady {rate:.0f}/s (SQLite)", [_bin("stammtisch"), "telegram"],
+                        {**common, "DATABASE_URL": f"sqlite:///{tmp}/steady.db"}, args.tables,
+                        rate, args.steady_seconds, setup, args.fake_http)
+    if args.only_steady:
+        return
     with tempfile.TemporaryDirectory() as tmp:
         service_only(f"sqlite:///{tmp}/alone.db", args.tables, args.waves, "service (SQLite)")
     if not args.skip_postgres:
