@@ -210,9 +210,10 @@ def steady_case(label: str, command: list[str], env: dict[str, str], tables: int
                 proc.kill()
     lat_ms = sorted(x * 1000 for x in lat)
     p50 = statistics.median(lat_ms)
+    p90 = lat_ms[min(len(lat_ms) - 1, int(len(lat_ms) * 0.90))]
     p99 = lat_ms[min(len(lat_ms) - 1, int(len(lat_ms) * 0.99))]
     print(f"{label:28s} {len(uids) / sent:8.0f} updates/s offered   p50 {p50:6.1f} ms   "
-          f"p99 {p99:6.1f} ms   ({len(uids)} updates, {tables} tables)")
+          f"p90 {p90:6.1f} ms   p99 {p99:6.1f} ms   ({len(uids)} updates, {tables} tables)")
     return {"rate": len(uids) / sent, "p50": p50, "p99": p99}
 
 
