@@ -15,12 +15,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import Table, bindparam, insert
+from sqlalchemy import Table, bindparam, delete, insert, update
+from sqlalchemy import select as core_select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.sql import Executable
 from sqlmodel import Session, col, select
@@ -55,15 +56,37 @@ TIMEOUT_CHOICES = (30, 60, 120, 0)
 LOG_LENGTH = 6
 
 # Statements of the hot path, built once (building and cache-keying a statement costs more
-# than running it on SQLite).
-_CHAT_BY_REF = select(Chat).where(Chat.platform == bindparam("platform"),
-                                  Chat.external_id == bindparam("external_id"))
-_PLAYER_BY_REF = select(Player).where(Player.platform == bindparam("platform"),
-                                      Player.external_id == bindparam("external_id"))
-_LOCK_TABLE = select(GameTable).where(GameTable.id == bindparam("table_id")).with_for_update()
-_SEATS = select(Seat).where(Seat.table_id == bindparam("table_id")).order_by(col(Seat.seat_no))
+# than running it on SQLite). The hot path reads and writes with SQLAlchemy Core, not the ORM:
+# tables, seats, chats and players are loaded as plain ``_Row`` objects, and what changed in
+# them is written back with one UPDATE per changed row at the end of the transaction.
+_TABLE_TABLE: Table = GameTable.__table__  # type: ignore[attr-defined]
+_SEAT_TABLE: Table = Seat.__table__  # type: ignore[attr-defined]
+_CHAT_TABLE: Table = Chat.__table__  # type: ignore[attr-defined]
+_PLAYER_TABLE: Table = Player.__table__  # type: ignore[attr-defined]
 _MOVE_TABLE: Table = Move.__table__  # type: ignore[attr-defined]
 _OUTBOX_TABLE: Table = Outbox.__table__  # type: ignore[attr-defined]
+_RESULT_TABLE: Table = Result.__table__  # type: ignore[attr-defined]
+_CHAT_BY_REF = core_select(_CHAT_TABLE).where(
+    _CHAT_TABLE.c.platform == bindparam("platform"),
+    _CHAT_TABLE.c.external_id == bindparam("external_id"))
+_CHAT_BY_ID = core_select(_CHAT_TABLE).where(_CHAT_TABLE.c.id == bindparam("id"))
+_PLAYER_BY_REF = core_select(_PLAYER_TABLE).where(
+    _PLAYER_TABLE.c.platform == bindparam("platform"),
+    _PLAYER_TABLE.c.external_id == bindparam("external_id"))
+_PLAYER_BY_ID = core_select(_PLAYER_TABLE).where(_PLAYER_TABLE.c.id == bindparam("id"))
+_LOCK_TABLE = core_select(_TABLE_TABLE).where(
+    _TABLE_TABLE.c.id == bindparam("table_id")).with_for_update()
+_TABLE_BY_ID = core_select(_TABLE_TABLE).where(_TABLE_TABLE.c.id == bindparam("id"))
+_SEATS = core_select(_SEAT_TABLE).where(
+    _SEAT_TABLE.c.table_id == bindparam("table_id")).order_by(_SEAT_TABLE.c.seat_no)
+_OPEN_TABLE = core_select(_TABLE_TABLE.c.id).where(
+    _TABLE_TABLE.c.chat_id == bindparam("chat_id"),
+    _TABLE_TABLE.c.fsm_state.in_(fsm.OPEN)).order_by(_TABLE_TABLE.c.id.desc()).limit(1)
+_GROUP_TABLES_OF = core_select(_TABLE_TABLE).join(
+    _SEAT_TABLE, _SEAT_TABLE.c.table_id == _TABLE_TABLE.c.id).where(
+    _SEAT_TABLE.c.player_id == bindparam("player_id"),
+    _TABLE_TABLE.c.fsm_state.in_(fsm.PLAYING), _TABLE_TABLE.c.is_private.is_(False))
+_DELETE_SEAT = delete(_SEAT_TABLE).where(_SEAT_TABLE.c.id == bindparam("id"))
 _SEEN: dict[str, Executable] = {}
 
 
@@ -96,14 +119,187 @@ def _queue_outbox(ctx: _Ctx, platform: str, chat: str, table_id: int | None,
 
 
 def _write_queued(session: Session) -> None:
-    """Insert the queued rows, in the order they were queued (outbox ids keep that order)."""
+    """Write the changed ``_Row`` objects, then insert the queued rows, in the order they were
+    queued (outbox ids keep that order)."""
+    session.flush()  # ORM changes first (cheap when there are none)
+    _write_rows(session)
     queued = session.info.pop("queued", None)
     if not queued:
         return
-    session.flush()  # ORM changes first (a new table before its moves)
-    conn = session.connection()
+    conn = _conn(session)
     for table, rows in queued.items():
         conn.execute(insert(table), rows)
+
+
+def _conn(session: Session) -> Connection:
+    """The session's connection in its current transaction (looked up once per transaction)."""
+    conn = session.info.get("conn")
+    if conn is None or conn.closed or not conn.in_transaction():
+        conn = session.info["conn"] = session.connection()
+    return conn
+
+
+class _Row:
+    """A row loaded with Core: its columns as plain attributes. A session keeps one object
+    per row (like the ORM's identity map); ``_write_rows`` writes back what changed."""
+
+    TABLE: Table
+
+    def __init__(self, **values: Any) -> None:
+        self.__dict__.update(values)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.__dict__!r})"
+
+
+class TableRow(_Row):
+    """A ``game_table`` row (the columns of ``storage.models.GameTable``)."""
+
+    TABLE = _TABLE_TABLE
+    id: int
+    chat_id: int
+    game: str
+    options: dict[str, Any]
+    fsm_state: str
+    state_json: str | None
+    seed: int
+    version: int
+    is_private: bool
+    opener_id: int | None
+    turn_timeout: int
+    next_deadline: datetime | None
+    deadline_kind: str | None
+    reminded: bool
+    log: list[dict[str, Any]]
+    created_at: datetime
+    updated_at: datetime
+    finished_at: datetime | None
+
+
+class SeatRow(_Row):
+    """A ``seat`` row (the columns of ``storage.models.Seat``)."""
+
+    TABLE = _SEAT_TABLE
+    id: int
+    table_id: int
+    seat_no: int
+    player_id: int | None
+    name: str
+    is_cpu: bool
+    cpu_level: str | None
+    away: bool
+    timeouts: int
+    ui: dict[str, Any]
+
+
+class ChatRow(_Row):
+    """A ``chat`` row (the columns of ``storage.models.Chat``)."""
+
+    TABLE = _CHAT_TABLE
+    id: int
+    platform: str
+    external_id: str
+    kind: str
+    title: str | None
+    language: str | None
+    created_at: datetime
+
+
+class PlayerRow(_Row):
+    """A ``player`` row (the columns of ``storage.models.Player``)."""
+
+    TABLE = _PLAYER_TABLE
+    id: int
+    platform: str
+    external_id: str
+    name: str
+    username: str | None
+    language: str | None
+    private_chat_id: str | None
+    created_at: datetime
+
+
+_INSERTS: dict[type[_Row], Executable] = {
+    cls: insert(cls.TABLE).returning(cls.TABLE.c.id)
+    for cls in (TableRow, SeatRow, ChatRow, PlayerRow)}
+_UPDATES: dict[tuple[Table, tuple[str, ...]], Executable] = {}
+
+
+def _update_statement(table: Table, names: tuple[str, ...]) -> Executable:
+    """``UPDATE <table> SET <names> WHERE id = :_id``, built once per set of columns."""
+    key = (table, names)
+    stmt = _UPDATES.get(key)
+    if stmt is None:
+        stmt = _UPDATES[key] = update(table).where(table.c.id == bindparam("_id")).values(
+            {table.c[n]: bindparam("v_" + n, type_=table.c[n].type) for n in names})
+    return stmt
+
+
+def _registry(session: Session) -> dict[tuple[type[_Row], int], list[Any]]:
+    return session.info.setdefault("rows", {})  # type: ignore[no-any-return]
+
+
+def _adopt(session: Session, cls: type[_R], values: Any) -> _R:
+    """The session's object for a row: the one already loaded, else a new one."""
+    registry = _registry(session)
+    key = (cls, values["id"])
+    entry = registry.get(key)
+    if entry is not None:  # loaded before: keep it (and any change made to it), like the ORM
+        return entry[0]  # type: ignore[no-any-return]
+    values = dict(values)
+    obj = cls(**values)
+    registry[key] = [obj, values]
+    return obj
+
+
+def _load(session: Session, cls: type[_R], stmt: Executable, params: dict[str, Any]) -> _R | None:
+    row = _conn(session).execute(stmt, params).mappings().first()
+    return None if row is None else _adopt(session, cls, row)
+
+
+def _get(session: Session, cls: type[_R], stmt: Executable, row_id: int | None) -> _R | None:
+    """A row by id: without a query when the session has it already."""
+    if row_id is None:
+        return None
+    entry = session.info.get("rows", {}).get((cls, row_id))
+    if entry is not None:
+        return entry[0]  # type: ignore[no-any-return]
+    return _load(session, cls, stmt, {"id": row_id})
+
+
+def _add(session: Session, cls: type[_R], values: dict[str, Any]) -> _R:
+    """Insert a row now and return its object."""
+    row_id = _conn(session).execute(_INSERTS[cls], values).scalar_one()
+    return _adopt(session, cls, {**values, "id": row_id})
+
+
+def _remove(session: Session, obj: SeatRow) -> None:
+    """Delete a seat now (its object is forgotten)."""
+    _write_rows(session)
+    _conn(session).execute(_DELETE_SEAT, {"id": obj.id})
+    _registry(session).pop((type(obj), obj.id), None)
+
+
+def _write_rows(session: Session) -> None:
+    """UPDATE what changed in the session's rows since they were loaded (or last written)."""
+    registry = session.info.get("rows")
+    if not registry:
+        return
+    conn = None
+    for obj, orig in registry.values():
+        now = obj.__dict__
+        changed = {k: now[k] for k, v in orig.items() if now[k] is not v and now[k] != v}
+        if not changed:
+            continue
+        names = tuple(changed)
+        params = {"v_" + k: v for k, v in changed.items()}
+        params["_id"] = obj.id
+        conn = conn or _conn(session)
+        conn.execute(_update_statement(type(obj).TABLE, names), params)
+        orig.update(changed)
+
+
+_R = TypeVar("_R", bound="_Row")
 
 
 class _PlanFirst(Exception):
@@ -195,9 +391,9 @@ class _Ctx:
     platform: str
     lang: str
     now: datetime
-    touched: dict[int, GameTable] = field(default_factory=dict)
+    touched: dict[int, TableRow] = field(default_factory=dict)
 
-    def touch(self, table: GameTable) -> None:
+    def touch(self, table: TableRow) -> None:
         self.touched[table.id] = table  # type: ignore[index]
 
 
@@ -220,9 +416,12 @@ class Service:
     # ------------------------------------------------------------------ plumbing
     @contextmanager
     def _tx(self) -> Iterator[Session]:
-        """One input's transaction; rows queued with ``_queue`` are inserted before commit."""
-        with self._write_lock, Session(self.engine, expire_on_commit=False) as session, \
-                session.begin():
+        """One input's transaction on one connection: the hot path's Core statements run on it
+        directly, and the ORM session (used off the hot path) joins its transaction. Changed
+        rows are written and rows queued with ``_queue`` inserted before commit."""
+        with self._write_lock, self.engine.connect() as conn, conn.begin(), \
+                Session(bind=conn, expire_on_commit=False) as session:
+            session.info["conn"] = conn
             yield session
             _write_queued(session)
 
@@ -249,28 +448,26 @@ class Service:
         return conn.execute(stmt, {"platform": platform, "update_key": update_key,
                                    "at": self.clock()}).first() is None
 
-    def _chat(self, session: Session, ref: ChatRef) -> Chat:
-        chat = session.exec(_CHAT_BY_REF, params={  # type: ignore[call-overload]
-            "platform": ref.platform, "external_id": ref.external_id}).first()
+    def _chat(self, session: Session, ref: ChatRef) -> ChatRow:
+        chat = _load(session, ChatRow, _CHAT_BY_REF, {
+            "platform": ref.platform, "external_id": ref.external_id})
         if chat is None:
-            chat = Chat(platform=ref.platform, external_id=ref.external_id, kind=ref.kind,
-                        title=ref.title, created_at=self.clock())
-            session.add(chat)
-            session.flush()
+            chat = _add(session, ChatRow, {
+                "platform": ref.platform, "external_id": ref.external_id, "kind": ref.kind,
+                "title": ref.title, "language": None, "created_at": self.clock()})
         return chat
 
     def _player(self, session: Session, platform: str, user: UserRef,
-                chat: ChatRef | None = None) -> Player:
-        player = session.exec(_PLAYER_BY_REF, params={  # type: ignore[call-overload]
-            "platform": platform, "external_id": user.external_id}).first()
+                chat: ChatRef | None = None) -> PlayerRow:
+        player = _load(session, PlayerRow, _PLAYER_BY_REF, {
+            "platform": platform, "external_id": user.external_id})
         private = chat.external_id if chat is not None and chat.kind == "private" else None
         if player is None:
-            player = Player(platform=platform, external_id=user.external_id, name=user.name,
-                            username=user.username, language=user.language,
-                            private_chat_id=private, created_at=self.clock())
-            session.add(player)
-            session.flush()
-        else:  # assign only what changed: an unchanged player costs no UPDATE and no flush
+            player = _add(session, PlayerRow, {
+                "platform": platform, "external_id": user.external_id, "name": user.name,
+                "username": user.username, "language": user.language,
+                "private_chat_id": private, "created_at": self.clock()})
+        else:  # assign only what changed: an unchanged player costs no UPDATE
             if user.name and player.name != user.name:
                 player.name = user.name
             if player.username != user.username:
@@ -281,20 +478,40 @@ class Service:
                 player.private_chat_id = private
         return player
 
-    def _lang(self, chat: Chat | None, user: UserRef | None) -> str:
+    def _lang(self, chat: ChatRow | None, user: UserRef | None) -> str:
         return pick_language(chat.language if chat else None, user.language if user else None,
                              self.settings.default_language)
 
-    def _lock_table(self, session: Session, table_id: int) -> GameTable | None:
-        return session.exec(_LOCK_TABLE, params={"table_id": table_id}).first()  # type: ignore[call-overload]
+    def _lock_table(self, session: Session, table_id: int) -> TableRow | None:
+        """The table, its row locked (``FOR UPDATE``; on SQLite the transaction holds the
+        database's write lock from ``BEGIN IMMEDIATE``)."""
+        return _load(session, TableRow, _LOCK_TABLE, {"table_id": table_id})
 
-    def _seats(self, session: Session, table: GameTable) -> list[Seat]:
-        return list(session.exec(_SEATS, params={"table_id": table.id}).all())  # type: ignore[call-overload]
+    def _seats(self, session: Session, table: Any) -> list[SeatRow]:
+        _write_rows(session)  # (a renumbered seat is read in its new order)
+        conn = _conn(session)
+        return [_adopt(session, SeatRow, r)
+                for r in conn.execute(_SEATS, {"table_id": table.id}).mappings()]
 
-    def _open_table(self, session: Session, chat: Chat) -> GameTable | None:
-        return session.exec(select(GameTable).where(
-            GameTable.chat_id == chat.id, col(GameTable.fsm_state).in_(fsm.OPEN))
-            .order_by(col(GameTable.id).desc())).first()
+    def _open_table(self, session: Session, chat: Any) -> int | None:
+        """The id of the chat's newest open table."""
+        _write_rows(session)
+        return _conn(session).execute(_OPEN_TABLE, {"chat_id": chat.id}).scalar()
+
+    @staticmethod
+    def _get_chat(session: Session, chat_id: int | None) -> ChatRow | None:
+        return _get(session, ChatRow, _CHAT_BY_ID, chat_id)
+
+    @staticmethod
+    def _get_player(session: Session, player_id: int | None) -> PlayerRow | None:
+        return _get(session, PlayerRow, _PLAYER_BY_ID, player_id)
+
+    @staticmethod
+    def _add_seat(ctx: _Ctx, table: Any, seat_no: int, name: str, player_id: int | None = None,
+                  is_cpu: bool = False, cpu_level: str | None = None) -> SeatRow:
+        return _add(ctx.session, SeatRow, {
+            "table_id": table.id, "seat_no": seat_no, "player_id": player_id, "name": name,
+            "is_cpu": is_cpu, "cpu_level": cpu_level, "away": False, "timeouts": 0, "ui": {}})
 
     # ------------------------------------------------------------------ entry points
     def command(self, chat_ref: ChatRef, user: UserRef, name: str, args: str = "",
@@ -362,33 +579,32 @@ class Service:
                 session.add(player)
 
     # ------------------------------------------------------------------ commands
-    def _cmd_start(self, ctx: _Ctx, chat: Chat, player: Player, user: UserRef,
+    def _cmd_start(self, ctx: _Ctx, chat: ChatRow, player: PlayerRow, user: UserRef,
                    args: str) -> Outcome:
         self._say(ctx, chat, tr(ctx.lang, "welcome"))
         if chat.kind == "private":
             # Now we may write to them: send their hand at every group table they sit at
             # (a deep link ``/start t<id>`` comes from one of those tables).
-            tables = ctx.session.exec(select(GameTable).join(Seat, col(Seat.table_id) == col(
-                GameTable.id)).where(Seat.player_id == player.id,
-                                     col(GameTable.fsm_state).in_(fsm.PLAYING),
-                                     col(GameTable.is_private).is_(False))).all()
+            _write_rows(ctx.session)
+            tables = [_adopt(ctx.session, TableRow, r) for r in _conn(ctx.session).execute(
+                _GROUP_TABLES_OF, {"player_id": player.id}).mappings()]
             for table in tables:
                 self._emit(ctx, table, self._seats(ctx.session, table))
         return Outcome(None)
 
-    def _cmd_help(self, ctx: _Ctx, chat: Chat, player: Player, user: UserRef,
+    def _cmd_help(self, ctx: _Ctx, chat: ChatRow, player: PlayerRow, user: UserRef,
                   args: str) -> Outcome:
         self._say(ctx, chat, tr(ctx.lang, "help"))
         return Outcome(None)
 
-    def _cmd_rules(self, ctx: _Ctx, chat: Chat, player: Player, user: UserRef,
+    def _cmd_rules(self, ctx: _Ctx, chat: ChatRow, player: PlayerRow, user: UserRef,
                    args: str) -> Outcome:
         game = args.lower() if args.lower() in PRESENTERS else None
         ids = [game] if game else list(PRESENTERS)
         self._say(ctx, chat, "\n\n".join(PRESENTERS[g].rules(ctx.lang) for g in ids))
         return Outcome(None)
 
-    def _cmd_language(self, ctx: _Ctx, chat: Chat, player: Player, user: UserRef,
+    def _cmd_language(self, ctx: _Ctx, chat: ChatRow, player: PlayerRow, user: UserRef,
                       args: str) -> Outcome:
         code = args.lower()[:2]
         if code in LANGUAGES:
@@ -398,16 +614,15 @@ class Service:
         self._say(ctx, chat, tr(ctx.lang, "language_menu"), rows)
         return Outcome(None)
 
-    def _set_language(self, ctx: _Ctx, chat: Chat, user: UserRef, code: str) -> Outcome:
+    def _set_language(self, ctx: _Ctx, chat: ChatRow, user: UserRef, code: str) -> Outcome:
         if chat.kind == "group" and not self._may_manage(user, None, None):
             raise Refusal(tr(ctx.lang, "stop_denied"))
         chat.language = code
-        ctx.session.add(chat)
         ctx.lang = code
         self._say(ctx, chat, tr(code, "language_set"))
         return Outcome(tr(code, "language_set"))
 
-    def _cmd_new(self, ctx: _Ctx, chat: Chat, player: Player, user: UserRef,
+    def _cmd_new(self, ctx: _Ctx, chat: ChatRow, player: PlayerRow, user: UserRef,
                  args: str) -> Outcome:
         words = args.lower().split()
         parts = [w for w in words if "=" not in w]
@@ -422,18 +637,18 @@ class Service:
         self._say(ctx, chat, tr(ctx.lang, "choose_game"), rows, slot="menu", repost=True)
         return Outcome(None)
 
-    def _cmd_stop(self, ctx: _Ctx, chat: Chat, player: Player, user: UserRef,
+    def _cmd_stop(self, ctx: _Ctx, chat: ChatRow, player: PlayerRow, user: UserRef,
                   args: str) -> Outcome:
-        table = self._open_table(ctx.session, chat)
-        if table is None:
+        table_id = self._open_table(ctx.session, chat)
+        if table_id is None:
             raise Refusal(tr(ctx.lang, "no_table"), alert=False)
-        table = self._lock_table(ctx.session, table.id)  # type: ignore[arg-type]
+        table = self._lock_table(ctx.session, table_id)
         assert table is not None
         if not self._may_manage(user, player, table):
             raise Refusal(tr(ctx.lang, "stop_denied"), alert=False)
         return self._stop_table(ctx, table)
 
-    def _stop_table(self, ctx: _Ctx, table: GameTable) -> Outcome:
+    def _stop_table(self, ctx: _Ctx, table: TableRow) -> Outcome:
         model = self._model(table, self._seats(ctx.session, table))
         fsm.fire(model, "stop")
         table.fsm_state = model.state
@@ -457,7 +672,7 @@ class Service:
             out[key] = match[0]
         return out
 
-    def _menu_press(self, ctx: _Ctx, chat: Chat, player: Player, user: UserRef,
+    def _menu_press(self, ctx: _Ctx, chat: ChatRow, player: PlayerRow, user: UserRef,
                     code: str, engine_options: dict[str, Any] | None = None) -> Outcome:
         parts = code.split(".")
         if parts[0] == "lang" and len(parts) == 2 and parts[1] in LANGUAGES:
@@ -489,7 +704,7 @@ class Service:
             raise Refusal(tr(ctx.lang, "unknown_button"))
         old = self._open_table(ctx.session, chat)
         if old is not None:  # a new private game replaces an unfinished one
-            locked = self._lock_table(ctx.session, old.id)  # type: ignore[arg-type]
+            locked = self._lock_table(ctx.session, old)
             if locked is not None and locked.fsm_state in fsm.OPEN:
                 self._stop_table(ctx, locked)
         table = self.create_private_table(ctx, chat, player, game_id, n, level,
@@ -497,49 +712,43 @@ class Service:
                                           if engine_options else None)
         return Outcome(None, table_id=table.id, changed=True)
 
-    def create_private_table(self, ctx: _Ctx, chat: Chat, player: Player, game_id: str,
+    def create_private_table(self, ctx: _Ctx, chat: ChatRow, player: PlayerRow, game_id: str,
                              opponents: int, level: str,
-                             options: dict[str, Any] | None = None) -> GameTable:
+                             options: dict[str, Any] | None = None) -> TableRow:
         """A private table: the player at seat 0 and CPU opponents, started at once."""
         table = self._new_table(ctx, chat, player, game_id, private=True, options=options)
-        ctx.session.add(Seat(table_id=table.id, seat_no=0, player_id=player.id,
-                             name=player.name or "Du"))
+        self._add_seat(ctx, table, 0, player.name or "Du", player_id=player.id)
         for i in range(opponents):
-            ctx.session.add(Seat(table_id=table.id, seat_no=i + 1, is_cpu=True,
-                                 cpu_level=level, name=f"🤖 {CPU_NAMES[i]}"))
-        ctx.session.flush()
+            self._add_seat(ctx, table, i + 1, f"🤖 {CPU_NAMES[i]}", is_cpu=True,
+                           cpu_level=level)
         self._start(ctx, table)
         return table
 
-    def _new_table(self, ctx: _Ctx, chat: Chat, player: Player, game_id: str, *,
-                   private: bool, options: dict[str, Any] | None = None) -> GameTable:
+    def _new_table(self, ctx: _Ctx, chat: ChatRow, player: PlayerRow, game_id: str, *,
+                   private: bool, options: dict[str, Any] | None = None) -> TableRow:
         opts = dict(presenter(game_id).DEFAULT_TABLE_OPTIONS)
         opts.setdefault("engine", {})
         opts.setdefault("fill_cpu", False)
         opts.setdefault("cpu_level", "normal")
         opts.update(options or {})
-        table = GameTable(
-            chat_id=chat.id, game=game_id, options=opts, fsm_state=fsm.LOBBY,
-            seed=random.SystemRandom().randrange(2**52), is_private=private,
-            opener_id=player.id, turn_timeout=0 if private else self.settings.group_timeout,
-            created_at=ctx.now, updated_at=ctx.now, log=[],
-        )
-        ctx.session.add(table)
-        ctx.session.flush()
-        return table
+        return _add(ctx.session, TableRow, {
+            "chat_id": chat.id, "game": game_id, "options": opts, "fsm_state": fsm.LOBBY,
+            "state_json": None, "seed": random.SystemRandom().randrange(2**52), "version": 0,
+            "is_private": private, "opener_id": player.id,
+            "turn_timeout": 0 if private else self.settings.group_timeout,
+            "next_deadline": None, "deadline_kind": None, "reminded": False, "log": [],
+            "created_at": ctx.now, "updated_at": ctx.now, "finished_at": None})
 
-    def _open_lobby(self, ctx: _Ctx, chat: Chat, player: Player, game_id: str,
+    def _open_lobby(self, ctx: _Ctx, chat: ChatRow, player: PlayerRow, game_id: str,
                     engine_options: dict[str, Any] | None = None) -> Outcome:
         table = self._new_table(ctx, chat, player, game_id, private=False,
                                 options={"engine": engine_options} if engine_options else None)
-        ctx.session.add(Seat(table_id=table.id, seat_no=0, player_id=player.id,
-                             name=player.name))
-        ctx.session.flush()
+        self._add_seat(ctx, table, 0, player.name, player_id=player.id)
         self._emit(ctx, table, self._seats(ctx.session, table))
         return Outcome(None, table_id=table.id, changed=True)
 
     # ------------------------------------------------------------------ table presses
-    def _table_press(self, ctx: _Ctx, chat: Chat, player: Player, user: UserRef,
+    def _table_press(self, ctx: _Ctx, chat: ChatRow, player: PlayerRow, user: UserRef,
                      press: buttons.Press) -> Outcome:
         table = self._lock_table(ctx.session, press.table_id)
         if table is None:
@@ -564,15 +773,14 @@ class Service:
         if model.engine_state is None or model.game.to_act(model.engine_state) != seat.seat_no:
             raise Refusal(tr(ctx.lang, "not_your_turn"))
         seat.timeouts = 0
-        ctx.session.add(seat)
         if head == "ui":  # a selection step that lives on the server (e.g. picking cards)
             return self._ui_step(ctx, table, seats, model, seat, code[3:])
         seat.ui = {}
         self._act(ctx, table, seats, model, seat.seat_no, code, "player")
         return Outcome(None, table_id=table.id, changed=True)
 
-    def _ui_step(self, ctx: _Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel,
-                 seat: Seat, arg: str) -> Outcome:
+    def _ui_step(self, ctx: _Ctx, table: TableRow, seats: list[SeatRow], model: fsm.TableModel,
+                 seat: SeatRow, arg: str) -> Outcome:
         """Let the game's presenter update the seat's selection; it may yield a move."""
         p = presenter(table.game)
         if not hasattr(p, "ui_press"):
@@ -584,24 +792,22 @@ class Service:
             raise Refusal(str(exc)) from None
         if action is not None:
             seat.ui = {}
-            ctx.session.add(seat)
             self._act(ctx, table, seats, model, seat.seat_no, action, "player")
         else:
             seat.ui = new_ui
-            ctx.session.add(seat)
             # The same turn goes on: edit the player's message in place (no new message,
             # no notification for every card picked).
             self._emit(ctx, table, seats, model, repost=False)
         return Outcome(answer, table_id=table.id, changed=action is not None)
 
-    def _is_seated(self, ctx: _Ctx, table: GameTable, player: Player) -> bool:
+    def _is_seated(self, ctx: _Ctx, table: TableRow, player: PlayerRow) -> bool:
         return self._seat_of(self._seats(ctx.session, table), player) is not None
 
     @staticmethod
-    def _seat_of(seats: list[Seat], player: Player) -> Seat | None:
+    def _seat_of(seats: list[SeatRow], player: PlayerRow) -> SeatRow | None:
         return next((s for s in seats if s.player_id == player.id and not s.is_cpu), None)
 
-    def _may_manage(self, user: UserRef, player: Player | None, table: GameTable | None) -> bool:
+    def _may_manage(self, user: UserRef, player: PlayerRow | None, table: TableRow | None) -> bool:
         if user.is_admin:
             return True
         if table is None:
@@ -616,8 +822,7 @@ class Service:
             raise Refusal(tr(ctx.lang, "already_joined"))
         if len(seats) >= GAMES[table.game].MAX_SEATS:
             raise Refusal(tr(ctx.lang, "table_full"))
-        ctx.session.add(Seat(table_id=table.id, seat_no=len(seats), player_id=player.id,
-                             name=player.name))
+        self._add_seat(ctx, table, len(seats), player.name, player_id=player.id)
         self._bump(ctx, table)
         self._emit(ctx, table, self._seats(ctx.session, table))
         return Outcome(tr(ctx.lang, "joined"), table_id=table.id, changed=True)
@@ -640,15 +845,13 @@ class Service:
             raise Refusal(tr(ctx.lang, "unknown_button"))
         return self._remove_seat(ctx, table, seats, seat, tr(ctx.lang, "kicked", name=seat.name))
 
-    def _remove_seat(self, ctx: _Ctx, table: GameTable, seats: list[Seat], seat: Seat,
+    def _remove_seat(self, ctx: _Ctx, table: TableRow, seats: list[SeatRow], seat: SeatRow,
                      answer: str) -> Outcome:
         if table.fsm_state == fsm.LOBBY:
-            ctx.session.delete(seat)
-            ctx.session.flush()
+            _remove(ctx.session, seat)
             for i, s in enumerate(s for s in seats if s is not seat):
                 s.seat_no = i
-                ctx.session.add(s)
-            ctx.session.flush()
+            _write_rows(ctx.session)
             if not any(not s.is_cpu for s in seats if s is not seat):
                 return self._stop_table(ctx, table)
         elif table.fsm_state in fsm.PLAYING:
@@ -656,7 +859,6 @@ class Service:
             seat.player_id, seat.is_cpu, seat.away = None, True, False
             seat.cpu_level = "normal"
             seat.name = f"🤖 {seat.name}"
-            ctx.session.add(seat)
             if all(s.is_cpu for s in seats):
                 return self._stop_table(ctx, table)
             self._schedule(ctx, table, seats, self._model(table, seats))
@@ -676,9 +878,8 @@ class Service:
         if table.options.get("fill_cpu"):
             level = table.options.get("cpu_level", "normal")
             for i in range(len(seats), game.MAX_SEATS):
-                ctx.session.add(Seat(table_id=table.id, seat_no=i, is_cpu=True, cpu_level=level,
-                                     name=f"🤖 {CPU_NAMES[i - len(seats)]}"))
-            ctx.session.flush()
+                self._add_seat(ctx, table, i, f"🤖 {CPU_NAMES[i - len(seats)]}", is_cpu=True,
+                               cpu_level=level)
         if not game.MIN_SEATS <= len(self._seats(ctx.session, table)) <= game.MAX_SEATS:
             raise Refusal(tr(ctx.lang, "need_players", min=game.MIN_SEATS, max=game.MAX_SEATS))
         self._start(ctx, table)
@@ -775,7 +976,6 @@ class Service:
         if not seat.away:
             return Outcome(tr(ctx.lang, "you_are_back"), table_id=table.id)
         seat.away, seat.timeouts = False, 0
-        ctx.session.add(seat)
         self._announce(ctx, table, seats, "back", name=seat.name)
         model = self._model(table, seats)
         self._schedule(ctx, table, seats, model)
@@ -786,7 +986,7 @@ class Service:
     def _ui_again(self, ctx, table, seats, player, user, code) -> Outcome:
         if table.fsm_state not in (fsm.FINISHED, fsm.ABANDONED):
             raise Refusal(tr(ctx.lang, "already_handled"))
-        chat = ctx.session.get(Chat, table.chat_id)
+        chat = self._get_chat(ctx.session, table.chat_id)
         assert chat is not None
         if self._open_table(ctx.session, chat) is not None:
             raise Refusal(tr(ctx.lang, "busy_table"))
@@ -799,45 +999,42 @@ class Service:
             new = self._new_table(ctx, chat, player, table.game, private=False,
                                   options=table.options)
             new.turn_timeout = table.turn_timeout
-            ctx.session.add(Seat(table_id=new.id, seat_no=0, player_id=player.id,
-                                 name=player.name))
-            ctx.session.flush()
+            self._add_seat(ctx, new, 0, player.name, player_id=player.id)
             self._emit(ctx, new, self._seats(ctx.session, new))
         return Outcome(None, table_id=new.id, changed=True)
 
     # ------------------------------------------------------------------ the game
-    def _model(self, table: GameTable, seats: list[Seat]) -> fsm.TableModel:
+    def _model(self, table: TableRow, seats: list[SeatRow]) -> fsm.TableModel:
         game = GAMES[table.game]
         engine_state = game.from_json(table.state_json) if table.state_json else None
         return fsm.TableModel(game_id=table.game, state=table.fsm_state, seats=len(seats),
                               options=dict(table.options.get("engine") or {}), seed=table.seed,
                               engine_state=engine_state)
 
-    def _store(self, table: GameTable, model: fsm.TableModel) -> None:
+    def _store(self, table: TableRow, model: fsm.TableModel) -> None:
         table.fsm_state = model.state
         if model.engine_state is not None:
             table.state_json = model.game.to_json(model.engine_state)
 
-    def _bump(self, ctx: _Ctx, table: GameTable) -> None:
+    def _bump(self, ctx: _Ctx, table: TableRow) -> None:
         table.version += 1
         table.updated_at = ctx.now
-        ctx.session.add(table)
         ctx.touch(table)
 
-    def _log_events(self, table: GameTable, events: list[Any]) -> None:
+    def _log_events(self, table: TableRow, events: list[Any]) -> None:
         entries = [e.to_dict() for e in events
                    if e.kind not in ("showdown", "payout", "game_over", "game_start", "deal")]
         if entries:
             table.log = (list(table.log or []) + entries)[-LOG_LENGTH:]
 
-    def _start(self, ctx: _Ctx, table: GameTable) -> None:
+    def _start(self, ctx: _Ctx, table: TableRow) -> None:
         seats = self._seats(ctx.session, table)
         model = self._model(table, seats)
         fsm.fire(model, "start")
         events = fsm.settle(model)
         self._after_change(ctx, table, seats, model, events, dealt=True)
 
-    def _act(self, ctx: _Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel,
+    def _act(self, ctx: _Ctx, table: TableRow, seats: list[SeatRow], model: fsm.TableModel,
              seat_no: int, code: str, actor: str, trigger: str = "act") -> None:
         try:
             events = fsm.fire(model, trigger, action=code)
@@ -847,13 +1044,13 @@ class Service:
         self._log_move(ctx, table, seat_no, actor, model.game.parse_action(code).code)
         self._after_change(ctx, table, seats, model, events)
 
-    def _log_move(self, ctx: _Ctx, table: GameTable, seat_no: int | None, actor: str,
+    def _log_move(self, ctx: _Ctx, table: TableRow, seat_no: int | None, actor: str,
                   code: str) -> None:
         _queue(ctx.session, _MOVE_TABLE, {"table_id": table.id, "seq": table.version + 1,
                                           "seat_no": seat_no, "actor": actor, "code": code,
                                           "at": ctx.now})
 
-    def _next_round(self, ctx: _Ctx, table: GameTable, seats: list[Seat]) -> Outcome:
+    def _next_round(self, ctx: _Ctx, table: TableRow, seats: list[SeatRow]) -> Outcome:
         model = self._model(table, seats)
         try:
             fsm.fire(model, "next_round")
@@ -865,7 +1062,7 @@ class Service:
         self._after_change(ctx, table, seats, model, events, dealt=True)
         return Outcome(None, table_id=table.id, changed=True)
 
-    def _after_change(self, ctx: _Ctx, table: GameTable, seats: list[Seat],
+    def _after_change(self, ctx: _Ctx, table: TableRow, seats: list[SeatRow],
                       model: fsm.TableModel, events: list[Any], dealt: bool = False) -> None:
         """Store the model, write results, schedule the next deadline, emit views."""
         self._store(table, model)
@@ -880,17 +1077,17 @@ class Service:
         self._bump(ctx, table)
         self._emit(ctx, table, seats, model)
 
-    def _finish(self, ctx: _Ctx, table: GameTable, seats: list[Seat],
+    def _finish(self, ctx: _Ctx, table: TableRow, seats: list[SeatRow],
                 model: fsm.TableModel) -> None:
         p = presenter(table.game)
         names = [s.name for s in seats]
         table.finished_at = ctx.now
-        ctx.session.add(Result(
-            table_id=table.id, game=table.game, winners=p.winners(model.engine_state),
-            standings=p.standings(model.engine_state, names),
-            rounds=getattr(model.engine_state, "round_no", 0), finished_at=ctx.now))
+        _queue(ctx.session, _RESULT_TABLE, {
+            "table_id": table.id, "game": table.game, "winners": p.winners(model.engine_state),
+            "standings": p.standings(model.engine_state, names),
+            "rounds": getattr(model.engine_state, "round_no", 0), "finished_at": ctx.now})
 
-    def _schedule(self, ctx: _Ctx, table: GameTable, seats: list[Seat],
+    def _schedule(self, ctx: _Ctx, table: TableRow, seats: list[SeatRow],
                   model: fsm.TableModel) -> None:
         """Set the table's next deadline from its state (all time lives in the database)."""
         table.next_deadline, table.deadline_kind, table.reminded = None, None, False
@@ -912,7 +1109,7 @@ class Service:
             table.next_deadline = ctx.now + timedelta(seconds=self.settings.next_round_delay)
 
     @staticmethod
-    def _humans_out(seats: list[Seat], model: fsm.TableModel) -> bool:
+    def _humans_out(seats: list[SeatRow], model: fsm.TableModel) -> bool:
         """Every person at the table is out of the game: the CPUs play on by themselves."""
         out = getattr(model.engine_state, "out", None)
         if out is None:
@@ -920,7 +1117,7 @@ class Service:
         return all(out[s.seat_no] for s in seats if not s.is_cpu and s.seat_no < len(out))
 
     @staticmethod
-    def _all_cpu(seats: list[Seat]) -> bool:
+    def _all_cpu(seats: list[SeatRow]) -> bool:
         return all(s.is_cpu or s.away for s in seats)
 
     # ------------------------------------------------------------------ deadlines
@@ -964,7 +1161,7 @@ class Service:
                     if kind in ("cpu", "timeout") and plan_first and \
                             self._thinks_long(table, seats):
                         raise _PlanFirst
-                    chat = session.get(Chat, table.chat_id)
+                    chat = self._get_chat(session, table.chat_id)
                     ctx = _Ctx(session, chat.platform if chat else "?",
                                self._lang(chat, None), now)
                     if kind == "remind":
@@ -976,7 +1173,6 @@ class Service:
                         self._next_round(ctx, table, seats)
                     else:
                         table.next_deadline = None
-                        session.add(table)
             except _PlanFirst:
                 plan_first = False
                 try:
@@ -994,30 +1190,29 @@ class Service:
             return True
 
     @staticmethod
-    def _level(seat: Seat) -> str:
+    def _level(seat: SeatRow) -> str:
         """The level a CPU plays a seat at: its own, or Normal for a person (RULES.md §1)."""
         return (seat.cpu_level or "normal") if seat.is_cpu else "normal"
 
-    def _thinks_long(self, table: GameTable, seats: list[Seat]) -> bool:
+    def _thinks_long(self, table: TableRow, seats: list[SeatRow]) -> bool:
         """Whether a CPU decision at this table may take long (a level with a time budget)."""
         return any(_slow_level(table.game, self._level(s)) for s in seats)
 
-    def _remind(self, ctx: _Ctx, table: GameTable, seats: list[Seat]) -> None:
+    def _remind(self, ctx: _Ctx, table: TableRow, seats: list[SeatRow]) -> None:
         model = self._model(table, seats)
         seat_no = model.game.to_act(model.engine_state)
         seat = next(s for s in seats if s.seat_no == seat_no)
-        player = ctx.session.get(Player, seat.player_id) if seat.player_id else None
+        player = self._get_player(ctx.session, seat.player_id)
         remaining = table.turn_timeout - table.turn_timeout // 2
         mention = self._mention(ctx.platform, player, seat)
         self._announce(ctx, table, seats, "reminder", mention=mention, seconds=remaining)
         table.reminded = True
         table.deadline_kind = "timeout"
         table.next_deadline = ctx.now + timedelta(seconds=remaining)
-        ctx.session.add(table)
         ctx.touch(table)
 
     @staticmethod
-    def _mention(platform: str, player: Player | None, seat: Seat) -> str:
+    def _mention(platform: str, player: PlayerRow | None, seat: SeatRow) -> str:
         if player is None:
             return seat.name
         if player.username:
@@ -1029,7 +1224,7 @@ class Service:
     def _plan_cpu(self, table_id: int, version: int) -> str | None:
         """Decide a due CPU move without locking anything (``None`` if none is due)."""
         with self._read() as session:
-            table = session.get(GameTable, table_id)
+            table = _load(session, TableRow, _TABLE_BY_ID, {"id": table_id})
             if (table is None or table.version != version or table.next_deadline is None
                     or table.deadline_kind not in ("cpu", "timeout")):
                 return None
@@ -1041,7 +1236,7 @@ class Service:
         (threads share one interpreter), or the machine's load if that is higher."""
         return max(float(self._thinking), system_load())
 
-    def _decide(self, table: GameTable, seats: list[Seat], model: fsm.TableModel) -> str:
+    def _decide(self, table: TableRow, seats: list[SeatRow], model: fsm.TableModel) -> str:
         """The move a CPU makes for the seat on turn: its own level, or Normal for a person
         whose clock ran out or who is away (RULES.md §1; the nearest weaker level a game has).
         Seeded by the table and version, so a replay decides the same."""
@@ -1058,7 +1253,7 @@ class Service:
             with self._thinking_lock:
                 self._thinking -= 1
 
-    def _cpu_turn(self, ctx: _Ctx, table: GameTable, seats: list[Seat], timed_out: bool,
+    def _cpu_turn(self, ctx: _Ctx, table: TableRow, seats: list[SeatRow], timed_out: bool,
                   planned: str | None = None) -> None:
         model = self._model(table, seats)
         seat_no = model.game.to_act(model.engine_state)
@@ -1066,7 +1261,6 @@ class Service:
         code = planned if planned is not None else self._decide(table, seats, model)
         if seat.ui:
             seat.ui = {}  # a half-made selection does not survive a CPU stand-in move
-            ctx.session.add(seat)
         actor = "cpu" if seat.is_cpu else ("timeout" if timed_out else "away")
         if timed_out and not seat.is_cpu:
             seat.timeouts += 1
@@ -1074,28 +1268,27 @@ class Service:
             if seat.timeouts >= 2 and not seat.away:
                 seat.away = True
                 self._announce(ctx, table, seats, "now_away", name=seat.name)
-            ctx.session.add(seat)
         self._act(ctx, table, seats, model, seat.seat_no, code, actor, trigger="timeout"
                   if not seat.is_cpu else "act")
 
     # ------------------------------------------------------------------ views
-    def _say(self, ctx: _Ctx, chat: Chat, text: str,
+    def _say(self, ctx: _Ctx, chat: ChatRow, text: str,
              rows: list[list[tuple[str, str]]] | None = None, slot: str | None = None,
              repost: bool = False) -> None:
         _queue_outbox(ctx, chat.platform, chat.external_id, None, slot, repost, text,
                       [[list(b) for b in row] for row in rows or []])
 
-    def _announce(self, ctx: _Ctx, table: GameTable, seats: list[Seat], key: str,
+    def _announce(self, ctx: _Ctx, table: TableRow, seats: list[SeatRow], key: str,
                   **values: Any) -> None:
         """A one-off message in the table's chat (and nowhere hidden cards could show)."""
-        chat = ctx.session.get(Chat, table.chat_id)
+        chat = self._get_chat(ctx.session, table.chat_id)
         if chat is not None:
             lang = self._lang(chat, None)
             self._say(ctx, chat, tr(lang, key, **values))
 
-    def _announce_result(self, ctx: _Ctx, table: GameTable, seats: list[Seat],
+    def _announce_result(self, ctx: _Ctx, table: TableRow, seats: list[SeatRow],
                          model: fsm.TableModel) -> None:
-        chat = ctx.session.get(Chat, table.chat_id)
+        chat = self._get_chat(ctx.session, table.chat_id)
         if chat is None:
             return
         lang = self._lang(chat, None)
@@ -1104,12 +1297,12 @@ class Service:
         if lines:
             self._say(ctx, chat, "\n".join(lines))
 
-    def _emit(self, ctx: _Ctx, table: GameTable, seats: list[Seat],
+    def _emit(self, ctx: _Ctx, table: TableRow, seats: list[SeatRow],
               model: fsm.TableModel | None = None, repost: bool = True) -> None:
         """Queue the table's current views: the table message and each player's private view
         (``repost=False``: private views are edited in place even on the player's turn)."""
         from .views import render_private, render_table
-        chat = ctx.session.get(Chat, table.chat_id)
+        chat = self._get_chat(ctx.session, table.chat_id)
         if chat is None:
             return
         model = model or self._model(table, seats)
@@ -1121,7 +1314,7 @@ class Service:
                       repost=view.repost)
             return
         players = {s.player_id: p for s in seats if s.player_id
-                   and (p := ctx.session.get(Player, s.player_id)) is not None}
+                   and (p := self._get_player(ctx.session, s.player_id)) is not None}
         view = render_table(table, seats, model, lang, players, self.settings.start_link)
         self._say(ctx, chat, view.text, view.rows, slot=f"t{table.id}")
         if table.fsm_state == fsm.LOBBY:
@@ -1175,10 +1368,10 @@ class Service:
     def resend(self, table_id: int) -> None:
         """Queue the table's views again (e.g. when a console resumes a table)."""
         with self._tx() as session:
-            table = session.get(GameTable, table_id)
+            table = _load(session, TableRow, _TABLE_BY_ID, {"id": table_id})
             if table is None:
                 return
-            chat = session.get(Chat, table.chat_id)
+            chat = self._get_chat(session, table.chat_id)
             ctx = _Ctx(session, chat.platform if chat else "?", self._lang(chat, None),
                        self.clock())
             self._emit(ctx, table, self._seats(session, table))

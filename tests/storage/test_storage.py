@@ -160,11 +160,10 @@ def test_table_lock_serializes_concurrent_writers(db_engine: Engine) -> None:
         try:
             barrier.wait()
             for _ in range(50):
-                with transaction(db_engine) as session:
+                with service._tx() as session:  # writes the changed row before commit
                     table = service._lock_table(session, table_id)  # type: ignore[arg-type]
                     assert table is not None
                     table.version += 1
-                    session.add(table)
         except BaseException as exc:
             errors.append(exc)
 
