@@ -88,6 +88,7 @@ _GROUP_TABLES_OF = core_select(_TABLE_TABLE).join(
     _TABLE_TABLE.c.fsm_state.in_(fsm.PLAYING), _TABLE_TABLE.c.is_private.is_(False))
 _DELETE_SEAT = delete(_SEAT_TABLE).where(_SEAT_TABLE.c.id == bindparam("id"))
 _SEEN: dict[str, Executable] = {}
+_INSERT_ALL: dict[Table, Executable] = {}  # plain INSERTs of queued rows, per table
 
 
 def _seen_statement(dialect: str) -> Executable:
@@ -128,7 +129,10 @@ def _write_queued(session: Session) -> None:
         return
     conn = _conn(session)
     for table, rows in queued.items():
-        conn.execute(insert(table), rows)
+        stmt = _INSERT_ALL.get(table)
+        if stmt is None:
+            stmt = _INSERT_ALL[table] = insert(table)
+        conn.execute(stmt, rows)
 
 
 def _conn(session: Session) -> Connection:
