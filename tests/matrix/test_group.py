@@ -55,9 +55,11 @@ def test_group_game_three_people_through_a_restart(matrix) -> None:
             await cleo.react(group, lobby.event_id, "👍")
             await wait_for(lambda: cleo.name in lobby.body, WAIT, "Cleo in the lobby")
             await alma.say(group, str(lobby.choice("Starten")))
-            await wait_for(lambda: lobby.choice("Mitmachen") is None and "Runde 1" in lobby.body,
-                           WAIT, "the game to start")
-            assert [c for _, c in lobby.choices()] == ["🂠 Meine Karten"]
+            # a 31 on the deal (about 1 % of starts) ends round 1 at once; the next is dealt
+            # after NEXT_ROUND_DELAY — so wait for a round in play, whichever it is
+            await wait_for(lambda: lobby.choice("Mitmachen") is None and "Runde " in lobby.body
+                           and [c for _, c in lobby.choices()] == ["🂠 Meine Karten"],
+                           WAIT, "the game to start (a round in play)")
 
             def hand(p: Person) -> Msg | None:
                 dm = p.direct_room()
