@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..protocol import Action
+from ..protocol import FINISHED, Action
 from . import EXPERTE
 
 # Seconds of thinking per decision (before the load factor). Overridable per bot and, for whole
@@ -282,6 +282,18 @@ def _prune(active: list[int], values: list[list[float]], z: float = 2.5) -> list
 
 
 _WIN_CACHE: dict[tuple[int, ...], tuple[float, ...]] = {}
+
+
+def game_outcome(state: Any, seat: int, tokens: Sequence[int]) -> float:
+    """The value of a round's end for ``seat`` in a last-one-standing game (Schwimmen, Scat):
+    1 or 0 when the game is decided, else the chance to win with ``tokens`` + 1 lives per
+    player still in (``win_chances``)."""
+    if state.phase == FINISHED:
+        return 1.0 if state.winner == seat else 0.0
+    if state.out[seat]:
+        return 0.0
+    lives = [0 if state.out[s] else tokens[s] + 1 for s in range(state.seats)]
+    return win_chances(lives)[seat]
 
 
 def win_chances(lives: Sequence[int]) -> tuple[float, ...]:

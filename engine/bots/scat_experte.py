@@ -21,7 +21,7 @@ from .. import scat as S
 from ..cards import BY_CODE, Card
 from ..protocol import FINAL_ROUND, FINISHED, PAYOUT, TURN
 from . import EXPERTE, register
-from .experte import Experte, GameSearch, win_chances
+from .experte import Experte, GameSearch, game_outcome
 from .scat import Normal
 
 _DECK_BY_ID = sorted(S.DECK, key=lambda c: c.id)
@@ -307,13 +307,8 @@ def _own_hand(state: S.State, obs: S.Observation, pinned: list[set[Card]],
 
 
 def outcome(state: S.State, seat: int) -> float:
-    """The chance to win the game after the round (tokens + 1 lives per remaining player)."""
-    if state.phase == FINISHED:
-        return 1.0 if state.winner == seat else 0.0
-    if state.out[seat]:
-        return 0.0
-    lives = [0 if state.out[s] else state.lives[s] + 1 for s in range(state.seats)]
-    return win_chances(lives)[seat]
+    """The chance to win the game after the round (tokens + 1 lives per player still in)."""
+    return game_outcome(state, seat, state.lives)
 
 
 @register("scat", EXPERTE)

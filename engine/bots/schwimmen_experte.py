@@ -17,7 +17,7 @@ from .. import schwimmen as S
 from ..cards import BY_CODE, Card
 from ..protocol import FINAL_ROUND, FINISHED, PAYOUT, TURN
 from . import EXPERTE, register
-from .experte import Experte, GameSearch, win_chances
+from .experte import Experte, GameSearch, game_outcome
 from .schwimmen import Normal
 
 _DECK_BY_ID = sorted(S.DECK, key=lambda c: c.id)
@@ -141,13 +141,8 @@ class SchwimmenSearch(GameSearch):
 
 
 def outcome(state: S.State, seat: int) -> float:
-    """The chance to win the game after the round (coins + 1 lives per active player)."""
-    if state.phase == FINISHED:
-        return 1.0 if state.winner == seat else 0.0
-    if state.out[seat]:
-        return 0.0
-    lives = [0 if state.out[s] else state.coins[s] + 1 for s in range(state.seats)]
-    return win_chances(lives)[seat]
+    """The chance to win the game after the round (coins + 1 lives per player still in)."""
+    return game_outcome(state, seat, state.coins)
 
 
 @register("schwimmen", EXPERTE)
