@@ -27,6 +27,7 @@ import statistics
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
@@ -47,14 +48,17 @@ def make_bot(game_id: str, level: str, budget: float | None, playouts: int | Non
 
 
 def play_one(game_id: str, levels: list[str], index: int, seed: int, budget: float | None,
-             playouts: int | None, options: dict[str, Any] | None) -> dict[str, Any]:
-    """Play game ``index``: returns per seat level, points, win share and per hand figures."""
+             playouts: int | None, options: dict[str, Any] | None,
+             make: Callable[[str], Any] | None = None) -> dict[str, Any]:
+    """Play game ``index``: returns per seat level, points, win share and per hand figures.
+    ``make(level)`` builds the bot of a seat (default: the level's bot, see ``make_bot``)."""
     game = GAMES[game_id]
     n = len(levels)
     deal = seed * 1_000_003 + index // n
     rot = index % n
     seat_levels = [levels[(s - rot) % n] for s in range(n)]
-    bots = [make_bot(game_id, lv, budget, playouts) for lv in seat_levels]
+    bots = [make(lv) if make is not None else make_bot(game_id, lv, budget, playouts)
+            for lv in seat_levels]
     rngs = [random.Random(deal * 31 + s) for s in range(n)]
     state = game.new_game(n, options, seed=deal)
     times: dict[str, list[float]] = defaultdict(list)

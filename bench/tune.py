@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -22,11 +21,10 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bench.arena import wilson  # noqa: E402
-from engine import GAMES  # noqa: E402
+from bench.arena import play_one, wilson  # noqa: E402
 from engine.bots import NORMAL, get_bot  # noqa: E402
 
-MAX_MOVES = 200_000
+VARIANT = "variant"
 
 
 def variant(game_id: str, param: str, players: int, value: int) -> Any:
@@ -42,27 +40,17 @@ def variant(game_id: str, param: str, players: int, value: int) -> Any:
 
 
 def play(job: tuple[str, str, int, int, int, int]) -> float:
-    """One game: the variant's share of the win (1, 0, or a fraction of a shared win)."""
+    """One game (the arena's deals and seat rotation): the variant's share of the win."""
     game_id, param, players, value, seed, index = job
-    game = GAMES[game_id]
-    deal = seed * 1_000_003 + index // players
-    seat_of_variant = index % players
-    bots = [variant(game_id, param, players, value) if s == seat_of_variant
-            else get_bot(game_id, NORMAL) for s in range(players)]
-    rngs = [random.Random(deal * 31 + s) for s in range(players)]
-    state = game.new_game(players, seed=deal)
-    for _ in range(MAX_MOVES):
-        if game.is_over(state):
-            break
-        seat = game.to_act(state)
-        if seat is None:
-            state, _ = game.apply(state, "deal")
-            continue
-        state, _ = game.apply(state, bots[seat].choose(game.observation(state, seat), rngs[seat]))
-    else:
-        raise RuntimeError("game did not end")
-    winners = [state.winner] if hasattr(state, "winner") else list(state.winners)
-    return winners.count(seat_of_variant) / len(winners)
+
+    def make(level: str) -> Any:
+        return variant(game_id, param, players, value) if level == VARIANT \
+            else get_bot(game_id, NORMAL)
+
+    levels = [VARIANT] + [NORMAL] * (players - 1)
+    result = play_one(game_id, levels, index, seed, None, None, None, make=make)
+    seat = result["levels"].index(VARIANT)
+    return result["winners"].count(seat) / len(result["winners"])
 
 
 def main(argv: list[str] | None = None) -> None:
