@@ -25,8 +25,11 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -101,10 +104,12 @@ def _wait(pred, timeout: float, what: str, every: float = 0.05) -> None:
     raise SystemExit(f"timed out waiting for {what}")
 
 
-def run_case(label: str, command: list[str], env: dict[str, str], tables: int, waves: int,
-             setup: str, fake_http: str = "aiohttp") -> dict[str, float]:
-    """Start a fake server and a bot; play ``waves`` presses on ``tables`` chats."""
-    rng = random.Random(7)
+@contextmanager
+def _running_bot(command: list[str], env: dict[str, str], chats: list[int], setup: str,
+                 fake_http: str, echo: bool = False) -> Iterator[tuple[Any, subprocess.Popen]]:
+    """A fake Bot API server and a bot process against it, with ``setup`` sent in every chat
+    and a table message (with buttons) shown in each; the bot is stopped afterwards.
+    ``echo``: the bare echo bot, which registers no commands."""
     fake_args = ("--max-calls", "400000", "--http", fake_http)
     with FakeBotApiProcess(token=TOKEN, args=fake_args) as fake, \
             tempfile.TemporaryDirectory() as tmp, open(Path(tmp) / "bot.log", "w") as log:
@@ -112,46 +117,54 @@ def run_case(label: str, command: list[str], env: dict[str, str], tables: int, w
         proc = subprocess.Popen(command, env=full_env, cwd=tmp, stdout=subprocess.DEVNULL,
                                 stderr=log)
         try:
-            _wait(lambda: fake.calls("getMe") and (fake.calls("setMyCommands") or "echo" in label)
+            _wait(lambda: fake.calls("getMe") and (fake.calls("setMyCommands") or echo)
                   or proc.poll() is not None, 60, "the bot to start")
             if proc.poll() is not None:
                 raise SystemExit((Path(tmp) / "bot.log").read_text()[-3000:])
-            chats = list(range(10_001, 10_001 + tables))
             with ThreadPoolExecutor(8) as pool:
                 list(pool.map(lambda c: fake.send_text(c, c, setup), chats))
             _wait(lambda: all(_table_message(fake, c) for c in chats), 120, "the tables")
-            lat_all: list[float] = []
-            cpu_start = _cpu_seconds(proc.pid)
-            busy = 0.0
-            handled = 0
-            for _ in range(waves):
-                current = {c: _table_message(fake, c) for c in chats}
-                presses = [(c, m["message_id"], _pick(m, rng)) for c, m in current.items() if m]
-                presses = [p for p in presses if p[2]]
-                mark = fake.last_seq()
-                with ThreadPoolExecutor(8) as pool:
-                    uids = set(pool.map(lambda p: fake.press(p[0], p[0], p[1], p[2],
-                                                              check_data=False), presses))
-
-                expected = len(uids)
-
-                def all_answered(n=expected, mark=mark) -> bool:
-                    # one control request per poll, so the harness does not load the server
-                    return len(fake.calls("answerCallbackQuery", since=mark)) >= n
-
-                _wait(all_answered, 120, "answers", every=0.25)
-                time.sleep(1.0)  # let CPU replies and edits settle before the next wave
-                lat, first, last = _latencies(fake, uids)
-                lat_all += lat
-                busy += max(0.0, last - first)
-                handled += len(uids)
-            cpu = _cpu_seconds(proc.pid) - cpu_start
+            yield fake, proc
         finally:
             proc.terminate()
             try:
                 proc.wait(10)
             except subprocess.TimeoutExpired:
                 proc.kill()
+
+
+def run_case(label: str, command: list[str], env: dict[str, str], tables: int, waves: int,
+             setup: str, fake_http: str = "aiohttp") -> dict[str, float]:
+    """Start a fake server and a bot; play ``waves`` presses on ``tables`` chats."""
+    rng = random.Random(7)
+    chats = list(range(10_001, 10_001 + tables))
+    with _running_bot(command, env, chats, setup, fake_http, "echo" in label) as (fake, proc):
+        lat_all: list[float] = []
+        cpu_start = _cpu_seconds(proc.pid)
+        busy = 0.0
+        handled = 0
+        for _ in range(waves):
+            current = {c: _table_message(fake, c) for c in chats}
+            presses = [(c, m["message_id"], _pick(m, rng)) for c, m in current.items() if m]
+            presses = [p for p in presses if p[2]]
+            mark = fake.last_seq()
+            with ThreadPoolExecutor(8) as pool:
+                uids = set(pool.map(lambda p: fake.press(p[0], p[0], p[1], p[2],
+                                                          check_data=False), presses))
+
+            expected = len(uids)
+
+            def all_answered(n=expected, mark=mark) -> bool:
+                # one control request per poll, so the harness does not load the server
+                return len(fake.calls("answerCallbackQuery", since=mark)) >= n
+
+            _wait(all_answered, 120, "answers", every=0.25)
+            time.sleep(1.0)  # let CPU replies and edits settle before the next wave
+            lat, first, last = _latencies(fake, uids)
+            lat_all += lat
+            busy += max(0.0, last - first)
+            handled += len(uids)
+        cpu = _cpu_seconds(proc.pid) - cpu_start
     lat_ms = sorted(x * 1000 for x in lat_all)
     p50 = statistics.median(lat_ms)
     p99 = lat_ms[min(len(lat_ms) - 1, int(len(lat_ms) * 0.99))]
@@ -169,45 +182,26 @@ def steady_case(label: str, command: list[str], env: dict[str, str], tables: int
     for ``seconds``. Unlike the waves (100 updates at once, so the last waits behind 99), this
     is the latency an update sees at a steady rate — what a bot in production faces."""
     rng = random.Random(11)
-    fake_args = ("--max-calls", "400000", "--http", fake_http)
-    with FakeBotApiProcess(token=TOKEN, args=fake_args) as fake, \
-            tempfile.TemporaryDirectory() as tmp, open(Path(tmp) / "bot.log", "w") as log:
-        full_env = {**os.environ, **env, "TELEGRAM_TOKEN": TOKEN, "TELEGRAM_BASE_URL": fake.url}
-        proc = subprocess.Popen(command, env=full_env, cwd=tmp, stdout=subprocess.DEVNULL,
-                                stderr=log)
-        try:
-            _wait(lambda: fake.calls("setMyCommands") or proc.poll() is not None, 60,
-                  "the bot to start")
-            if proc.poll() is not None:
-                raise SystemExit((Path(tmp) / "bot.log").read_text()[-3000:])
-            chats = list(range(30_001, 30_001 + tables))
-            with ThreadPoolExecutor(8) as pool:
-                list(pool.map(lambda c: fake.send_text(c, c, setup), chats))
-            _wait(lambda: all(_table_message(fake, c) for c in chats), 120, "the tables")
-            mark = fake.last_seq()
-            uids: set[int] = set()
-            start = time.perf_counter()
-            k = 0
-            while (now := time.perf_counter()) < start + seconds:
-                due = start + k / rate
-                if now < due:
-                    time.sleep(due - now)
-                chat = chats[k % len(chats)]
-                k += 1
-                msg = _table_message(fake, chat)
-                data = _pick(msg, rng) if msg else None
-                if data:
-                    uids.add(fake.press(chat, chat, msg["message_id"], data, check_data=False))
-            sent = time.perf_counter() - start
-            _wait(lambda: len(fake.calls("answerCallbackQuery", since=mark)) >= len(uids), 120,
-                  "answers", every=0.25)
-            lat, _first, _last = _latencies(fake, uids)
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+    chats = list(range(30_001, 30_001 + tables))
+    with _running_bot(command, env, chats, setup, fake_http) as (fake, _proc):
+        mark = fake.last_seq()
+        uids: set[int] = set()
+        start = time.perf_counter()
+        k = 0
+        while (now := time.perf_counter()) < start + seconds:
+            due = start + k / rate
+            if now < due:
+                time.sleep(due - now)
+            chat = chats[k % len(chats)]
+            k += 1
+            msg = _table_message(fake, chat)
+            data = _pick(msg, rng) if msg else None
+            if data:
+                uids.add(fake.press(chat, chat, msg["message_id"], data, check_data=False))
+        sent = time.perf_counter() - start
+        _wait(lambda: len(fake.calls("answerCallbackQuery", since=mark)) >= len(uids), 120,
+              "answers", every=0.25)
+        lat, _first, _last = _latencies(fake, uids)
     lat_ms = sorted(x * 1000 for x in lat)
     p50 = statistics.median(lat_ms)
     p90 = lat_ms[min(len(lat_ms) - 1, int(len(lat_ms) * 0.90))]
