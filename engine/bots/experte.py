@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..protocol import FINISHED, Action
+from ..protocol import FINISHED, PAYOUT, Action
 from . import EXPERTE
 
 # Seconds of thinking per decision (before the load factor). Overridable per bot and, for whole
@@ -282,6 +282,16 @@ def _prune(active: list[int], values: list[list[float]], z: float = 2.5) -> list
 
 
 _WIN_CACHE: dict[tuple[int, ...], tuple[float, ...]] = {}
+
+
+def play_round_out(game: Any, state: Any, choose: Callable[..., Action],
+                   rng: random.Random) -> Any:
+    """Play the round of ``state`` to its end (payout or game over) with ``choose`` for every
+    seat, each deciding from its own observation; the state at the end."""
+    apply, observation = game.apply, game.observation
+    while state.phase not in (PAYOUT, FINISHED):
+        state, _ = apply(state, choose(observation(state, state.to_act), rng))
+    return state
 
 
 def game_outcome(state: Any, seat: int, tokens: Sequence[int]) -> float:

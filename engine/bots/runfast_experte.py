@@ -17,6 +17,7 @@ from typing import Any
 
 from .. import runfast as R
 from ..protocol import TURN
+from ..runfast import _bits
 from . import EXPERTE, register
 from .experte import Experte, GameSearch
 from .runfast import _cheapest, _structure_cost, normal_play
@@ -30,15 +31,6 @@ for _o in range(13):
         if R.CARD_POWER[_c.id] > _o:
             _ABOVE[_o + 1] |= 1 << _c.id
 _ABOVE[0] = R.DECK_MASK
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low)
-        mask ^= low
-    return out
 
 
 class Knowledge:

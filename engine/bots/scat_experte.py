@@ -19,9 +19,9 @@ from typing import Any
 
 from .. import scat as S
 from ..cards import BY_CODE, Card
-from ..protocol import FINAL_ROUND, FINISHED, PAYOUT, TURN
+from ..protocol import FINAL_ROUND, TURN
 from . import EXPERTE, register
-from .experte import Experte, GameSearch, game_outcome
+from .experte import Experte, GameSearch, game_outcome, play_round_out
 from .scat import Normal
 
 _DECK_BY_ID = sorted(S.DECK, key=lambda c: c.id)
@@ -207,11 +207,7 @@ class ScatSearch(GameSearch):
 
     def rollout(self, world: S.State, action: Any, seat: int, rng: random.Random) -> float:
         state, _ = S.apply(world, action)
-        policy = self.policy.choose
-        apply, observation = S.apply, S.observation
-        while state.phase not in (PAYOUT, FINISHED):
-            state, _ = apply(state, policy(observation(state, state.to_act), rng))
-        return outcome(state, seat)
+        return outcome(play_round_out(S, state, self.policy.choose, rng), seat)
 
 
 def _where(state: S.State, card: Card) -> int:
