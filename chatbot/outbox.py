@@ -12,6 +12,7 @@ import hashlib
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
 from typing import Any, Protocol
 
 from sqlalchemy import bindparam, update
@@ -21,6 +22,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
+from storage import fastsql
 from storage.db import read_only, utcnow, write_lock
 from storage.models import MessageSlot, Outbox
 
@@ -117,8 +119,9 @@ class OutboxStore:
     def pending(self, limit: int = 200, now: datetime | None = None) -> list[Item]:
         """Rows due now, oldest first; older views of a slot are dropped for the newest."""
         now = now or self.clock()
-        with self._reader.connect() as conn:
-            rows = conn.execute(_PENDING, {"platform": self.platform, "limit": limit}).all()
+        with self._reader.connect() as conn, conn.begin():
+            rows = [SimpleNamespace(**r) for r in fastsql.fetch_all(
+                conn, _PENDING, {"platform": self.platform, "limit": limit})]
             waiting: set[str] = set()  # chats with an earlier row not due yet: keep order
             due_rows = []
             for r in rows:
@@ -166,10 +169,10 @@ class OutboxStore:
         with self._write_lock, self.engine.begin() as conn:
             upsert = _slot_upsert(conn.dialect.name)
             for item, message_id in delivered:
-                found = conn.execute(_SENT, {"row_id": item.id, "sent_at": now}).rowcount
+                found = fastsql.run(conn, _SENT, {"row_id": item.id, "sent_at": now})
                 if not found or not item.slot or message_id is None:
                     continue
-                conn.execute(upsert, {
+                fastsql.run(conn, upsert, {
                     "platform": self.platform, "chat": item.chat, "slot": item.slot,
                     "message_id": message_id, "text_hash": _hash(item.text, item.rows),
                     "updated_at": now})

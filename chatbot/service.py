@@ -30,6 +30,7 @@ import fsm
 from engine import GAMES
 from engine.bots import LEVELS, get_bot, levels_for
 from engine.bots.experte import system_load
+from storage import fastsql
 from storage.db import read_only, utcnow, write_lock
 from storage.models import (
     Chat,
@@ -132,7 +133,7 @@ def _write_queued(session: Session) -> None:
         stmt = _INSERT_ALL.get(table)
         if stmt is None:
             stmt = _INSERT_ALL[table] = insert(table)
-        conn.execute(stmt, rows)
+        fastsql.insert_many(conn, stmt, rows)
 
 
 def _conn(session: Session) -> Connection:
@@ -257,7 +258,7 @@ def _adopt(session: Session, cls: type[_R], values: Any) -> _R:
 
 
 def _load(session: Session, cls: type[_R], stmt: Executable, params: dict[str, Any]) -> _R | None:
-    row = _conn(session).execute(stmt, params).mappings().first()
+    row = fastsql.fetch_one(_conn(session), stmt, params)
     return None if row is None else _adopt(session, cls, row)
 
 
@@ -273,14 +274,14 @@ def _get(session: Session, cls: type[_R], stmt: Executable, row_id: int | None) 
 
 def _add(session: Session, cls: type[_R], values: dict[str, Any]) -> _R:
     """Insert a row now and return its object."""
-    row_id = _conn(session).execute(_INSERTS[cls], values).scalar_one()
+    row_id = fastsql.insert_returning(_conn(session), _INSERTS[cls], values)
     return _adopt(session, cls, {**values, "id": row_id})
 
 
 def _remove(session: Session, obj: SeatRow) -> None:
     """Delete a seat now (its object is forgotten)."""
     _write_rows(session)
-    _conn(session).execute(_DELETE_SEAT, {"id": obj.id})
+    fastsql.run(_conn(session), _DELETE_SEAT, {"id": obj.id})
     _registry(session).pop((type(obj), obj.id), None)
 
 
@@ -299,7 +300,7 @@ def _write_rows(session: Session) -> None:
         params = {"v_" + k: v for k, v in changed.items()}
         params["_id"] = obj.id
         conn = conn or _conn(session)
-        conn.execute(_update_statement(type(obj).TABLE, names), params)
+        fastsql.run(conn, _update_statement(type(obj).TABLE, names), params)
         orig.update(changed)
 
 
@@ -449,8 +450,8 @@ class Service:
         # One statement: insert the key unless it is there (both SQLite and PostgreSQL).
         conn = session.connection()
         stmt = _seen_statement(conn.dialect.name)
-        return conn.execute(stmt, {"platform": platform, "update_key": update_key,
-                                   "at": self.clock()}).first() is None
+        return fastsql.insert_returning(conn, stmt, {
+            "platform": platform, "update_key": update_key, "at": self.clock()}) is None
 
     def _chat(self, session: Session, ref: ChatRef) -> ChatRow:
         chat = _load(session, ChatRow, _CHAT_BY_REF, {
@@ -495,7 +496,7 @@ class Service:
         _write_rows(session)  # (a renumbered seat is read in its new order)
         conn = _conn(session)
         return [_adopt(session, SeatRow, r)
-                for r in conn.execute(_SEATS, {"table_id": table.id}).mappings()]
+                for r in fastsql.fetch_all(conn, _SEATS, {"table_id": table.id})]
 
     def _open_table(self, session: Session, chat: Any) -> int | None:
         """The id of the chat's newest open table."""
@@ -1142,13 +1143,15 @@ class Service:
                                 .order_by(col(GameTable.next_deadline)).limit(limit)).all()
         return [(r[0], r[1], r[2]) for r in rows]
 
-    def fire_due(self, table_id: int, version: int) -> bool:
+    def fire_due(self, table_id: int, version: int, *, may_think: bool = True) -> bool | None:
         """Claim and run a table's deadline. Runs once: a stale or early claim does nothing.
 
         A CPU level that thinks against a clock (Experte) decides before the claim, outside any
         transaction (it may think for a second; no table or database lock is held meanwhile);
         the claim then checks that the table is still at the version the move was decided for.
         The quick levels decide inside the claim, which saves reading the table twice.
+        ``may_think=False``: where such thinking must not run (an event loop), return ``None``
+        instead, having changed nothing; the caller fires again where it may.
         """
         planned: str | None = None
         plan_first = True
@@ -1178,6 +1181,8 @@ class Service:
                     else:
                         table.next_deadline = None
             except _PlanFirst:
+                if not may_think:
+                    return None
                 plan_first = False
                 try:
                     planned = self._plan_cpu(table_id, version)

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from telegram import BotCommand, Update
 from telegram.constants import ChatMemberStatus, ChatType
@@ -30,6 +34,7 @@ from ..config import Config
 from ..i18n import pick_language, tr
 from ..outbox import OutboxStore
 from ..service import Change, ChatRef, Service, UserRef
+from .leanbot import LeanBot, TrackingUpdateProcessor, press_fields
 from .sender import Limits, OutboxSender, TelegramTransport
 
 log = logging.getLogger(__name__)
@@ -38,6 +43,8 @@ COMMANDS = ("start", "help", "rules", "language", "new", "stop")
 MANAGE_CODES = ("start", "stop", "kick", "fill", "clock", "cur", "opt", "lvl")
 SWEEP_SECONDS = 2.0
 POOL_SIZE = 256  # concurrent Bot API calls (answers and outbox deliveries), as PTB's default
+MAX_PRESSES = 256  # button presses handled at once on the raw path (as PTB's concurrent updates)
+T = TypeVar("T")
 
 _COMMAND_TEXT = {
     "de": {"start": "Begrüßung und Hilfe", "help": "Hilfe", "rules": "Spielregeln",
@@ -60,11 +67,21 @@ class TelegramBot:
 
     def __init__(self, service: Service, app: Application, limits: Limits | None = None) -> None:
         self.service, self.app = service, app
+        # Where the inputs' database work runs (see ``_db``): the event loop itself on SQLite,
+        # a few threads elsewhere. A CPU turn that may think (Experte) runs on a worker thread.
+        sqlite = service.engine.dialect.name == "sqlite"
+        self.db = None if sqlite else ThreadPoolExecutor(8, thread_name_prefix="stammtisch-db")
         self.store = OutboxStore(service.engine, PLATFORM)
         self.transport = TelegramTransport(app.bot, on_forbidden=self._forbidden)
-        self.sender = OutboxSender(self.store, self.transport, limits)
+        self.sender = OutboxSender(self.store, self.transport, limits, run=self._db)
         self.loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread: int | None = None
+        self._jobs: dict[int, Any] = {}  # table id -> its armed deadline job
+        self._presses: set[asyncio.Task] = set()
+        self._press_slots = asyncio.Semaphore(MAX_PRESSES)
         service.listeners.append(self._on_commit)
+        if isinstance(app.bot, LeanBot):
+            app.bot.set_raw_handler(self._raw_update)
         app.add_handler(CommandHandler(list(COMMANDS), self.on_command))
         app.add_handler(CallbackQueryHandler(self.on_press))
         app.add_handler(MessageHandler(filters.COMMAND, self.on_unknown_command))
@@ -74,6 +91,7 @@ class TelegramBot:
     # ------------------------------------------------------------------ lifecycle
     async def post_init(self, app: Application) -> None:
         self.loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
         me = await app.bot.get_me()
         username = me.username
         self.service.settings.start_link = lambda table_id: f"https://t.me/{username}?start=t{table_id}"
@@ -86,12 +104,25 @@ class TelegramBot:
         self.sender.start()
         app.job_queue.run_repeating(self._sweep, interval=SWEEP_SECONDS, first=0.1,
                                     name="deadline-sweep")
-        upcoming = await asyncio.to_thread(self.service.next_deadlines)
+        upcoming = await self._db(self.service.next_deadlines)
         self._arm([Change(t, v, when) for t, v, when in upcoming])
         log.info("telegram bot @%s ready (Bot API client: %s)", username, http_client())
 
     async def post_stop(self, app: Application) -> None:
+        if self._presses:  # presses taken on the raw path finish before the sender stops
+            await asyncio.wait(list(self._presses), timeout=10)
         await self.sender.stop()
+        if self.db is not None:
+            self.db.shutdown(wait=False)
+
+    async def _db(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        """Run an input's database work: on SQLite right here on the event loop (a few
+        hundred microseconds; handing it to a thread would cost more than it takes), on other
+        databases on the inputs' threads (they wait on the network)."""
+        if self.db is None:
+            return fn(*args, **kwargs)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.db, functools.partial(fn, *args, **kwargs))
 
     # ------------------------------------------------------------------ deadlines
     def _on_commit(self, changes: list[Change]) -> None:
@@ -99,33 +130,64 @@ class TelegramBot:
         loop = self.loop
         if loop is None or loop.is_closed():
             return
-        loop.call_soon_threadsafe(self.sender.wake.set)
+        if threading.get_ident() == self._loop_thread:
+            loop.call_soon(self._committed, changes)
+        else:
+            loop.call_soon_threadsafe(self._committed, changes)
+
+    def _committed(self, changes: list[Change]) -> None:
+        self.sender.wake.set()
         if changes:
-            loop.call_soon_threadsafe(self._arm, changes)
+            self._arm(changes)
 
     def _arm(self, changes: list[Change]) -> None:
+        """(Re)arm each changed table's deadline: one JobQueue job per table; a deadline that
+        is already due (a CPU turn without delay) fires straight away."""
         jq = self.app.job_queue
+        now = datetime.now(UTC)
         for change in changes:
-            name = f"deadline:{change.table_id}"
-            for job in jq.get_jobs_by_name(name):
-                job.schedule_removal()
+            old = self._jobs.pop(change.table_id, None)
+            if old is not None:
+                old.schedule_removal()
             if change.deadline is None:
                 continue
             when = change.deadline if change.deadline.tzinfo else \
                 change.deadline.replace(tzinfo=UTC)
-            if when <= datetime.now(UTC):
-                when = datetime.now(UTC)
-            jq.run_once(self._deadline_job, when=when, name=name,
-                        data=(change.table_id, change.version))
+            if when <= now:
+                self._track(self._fire(change.table_id, change.version))
+                continue
+            self._jobs[change.table_id] = jq.run_once(
+                self._deadline_job, when=when, name=f"deadline:{change.table_id}",
+                data=(change.table_id, change.version))
+
+    def _track(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._presses.add(task)
+        task.add_done_callback(self._presses.discard)
+
+    async def _fire(self, table_id: int, version: int) -> None:
+        try:
+            await self._fire_due(table_id, version)
+        except Exception:  # the sweep finds the deadline again
+            log.exception("table %s: deadline failed", table_id)
+
+    async def _fire_due(self, table_id: int, version: int) -> None:
+        """Fire a deadline where inputs run; a CPU that must think first does so on a worker
+        thread (it may take a second, and the loop goes on meanwhile)."""
+        if await self._db(self.service.fire_due, table_id, version, may_think=False) is None:
+            await asyncio.to_thread(self.service.fire_due, table_id, version)
 
     async def _deadline_job(self, context: ContextTypes.DEFAULT_TYPE) -> None:
         table_id, version = context.job.data  # type: ignore[union-attr,misc]
-        await asyncio.to_thread(self.service.fire_due, table_id, version)
+        job = self._jobs.get(table_id)
+        if job is not None and job is context.job:
+            del self._jobs[table_id]
+        await self._fire_due(table_id, version)
 
     async def _sweep(self, context: ContextTypes.DEFAULT_TYPE) -> None:
         """Overdue deadlines (after a restart, or a missed job) are fired here, once."""
-        for table_id, version in await asyncio.to_thread(self.service.due):
-            await asyncio.to_thread(self.service.fire_due, table_id, version)
+        for table_id, version in await self._db(self.service.due):
+            await self._fire_due(table_id, version)
 
     def _forbidden(self, chat: str) -> None:
         if not chat.startswith("-"):
@@ -159,10 +221,10 @@ class TelegramBot:
         args = " ".join(context.args or [])
         admin = name in ("stop", "language") and await self._is_admin(update)
         chat_ref, user = self._refs(update, admin)
-        outcome = await asyncio.to_thread(self.service.command, chat_ref, user, name, args,
-                                          str(update.update_id))
+        outcome = await self._db(self.service.command, chat_ref, user, name, args,
+                                 str(update.update_id))
         if outcome.text:
-            await asyncio.to_thread(self.service.reply, chat_ref, outcome.text)
+            await self._db(self.service.reply, chat_ref, outcome.text)
 
     async def on_press(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         query = update.callback_query
@@ -173,13 +235,51 @@ class TelegramBot:
         code = (query.data or "").split(":", 3)[-1].split(".")[0]
         admin = code in MANAGE_CODES and await self._is_admin(update)
         chat_ref, user = self._refs(update, admin)
-        outcome = await asyncio.to_thread(self.service.press, chat_ref, user, query.data,
-                                          str(update.update_id))
+        await self._press(chat_ref, user, query.data or "", update.update_id, query.id)
+
+    async def _press(self, chat_ref: ChatRef, user: UserRef, data: str, update_id: int,
+                     query_id: str) -> None:
+        """A button press, from either path: the service decides, the press is answered."""
+        try:
+            outcome = await self._db(self.service.press, chat_ref, user, data, str(update_id))
+        finally:
+            if isinstance(self.app.bot, LeanBot):  # committed: the update may be confirmed
+                self.app.bot.finished(update_id)
         text = (outcome.text or "")[:200] or None
         try:
-            await query.answer(text=text, show_alert=outcome.alert and bool(text))
+            await self.app.bot.answer_callback_query(
+                query_id, text=text, show_alert=outcome.alert and bool(text))
         except Exception as exc:  # a too-old query cannot be answered; the press still counts
             log.info("table %s: could not answer callback: %s", outcome.table_id, exc)
+
+    def _raw_update(self, raw: dict[str, Any]) -> bool:
+        """The polling bot's raw first look (see ``leanbot``): take a plain button press
+        unless it needs the admin check; everything else goes the PTB way."""
+        fields = press_fields(raw)
+        if fields is None:
+            return False
+        code = fields["data"].split(":", 3)[-1].split(".")[0]
+        private = fields["chat_type"] == ChatType.PRIVATE
+        if code in MANAGE_CODES and not private:
+            return False
+        name = " ".join(p for p in (fields["first_name"], fields["last_name"]) if p) \
+            or str(fields["user_id"])
+        chat_ref = ChatRef(PLATFORM, str(fields["chat_id"]), "private" if private else "group",
+                           fields["chat_title"])
+        user = UserRef(str(fields["user_id"]), name[:64], fields["username"],
+                       fields["language_code"], False)
+        self._track(self._raw_press(chat_ref, user, fields))
+        return True
+
+    async def _raw_press(self, chat_ref: ChatRef, user: UserRef, fields: dict[str, Any]) -> None:
+        async with self._press_slots:
+            try:
+                await self._press(chat_ref, user, fields["data"], fields["update_id"],
+                                  fields["query_id"])
+            except Exception as exc:
+                log.error("update %s failed: %s", fields["update_id"], exc, exc_info=exc)
+                with contextlib.suppress(Exception):
+                    await self.app.bot.answer_callback_query(fields["query_id"], "⚠️")
 
     async def on_unknown_command(self, update: Update,
                                  context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -194,7 +294,7 @@ class TelegramBot:
             return  # in groups, only answer commands addressed to us
         chat_ref, user = self._refs(update)
         lang = pick_language(None, user.language, self.service.settings.default_language)
-        await asyncio.to_thread(self.service.reply, chat_ref, tr(lang, "unknown_command"))
+        await self._db(self.service.reply, chat_ref, tr(lang, "unknown_command"))
 
     async def on_text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """Plain text in a private chat: a short pointer to the commands."""
@@ -202,7 +302,7 @@ class TelegramBot:
             return
         chat_ref, user = self._refs(update)
         lang = pick_language(None, user.language, self.service.settings.default_language)
-        await asyncio.to_thread(self.service.reply, chat_ref, tr(lang, "unknown_command"))
+        await self._db(self.service.reply, chat_ref, tr(lang, "unknown_command"))
 
     async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         log.error("update %s failed: %s", getattr(update, "update_id", "?"), context.error,
@@ -216,15 +316,21 @@ def build(cfg: Config, service: Service, limits: Limits | None = None) -> Telegr
     """The application with its handlers, ready to run."""
     if not cfg.telegram_token:
         raise SystemExit("TELEGRAM_TOKEN is not set")
-    builder: Any = ApplicationBuilder().token(cfg.telegram_token).concurrent_updates(True)
+    request: Any
     if http_client() == "aiohttp":
         from .request import AiohttpRequest
 
-        builder = builder.request(AiohttpRequest(connection_pool_size=POOL_SIZE)) \
-            .get_updates_request(AiohttpRequest(connection_pool_size=1))
+        request, polling = AiohttpRequest(POOL_SIZE), AiohttpRequest(1)
+    else:
+        from telegram.request import HTTPXRequest
+
+        request, polling = HTTPXRequest(POOL_SIZE), HTTPXRequest(1)
     base = api_base(cfg.telegram_base_url)
-    if base:
-        builder = builder.base_url(base).base_file_url(base.rsplit("/bot", 1)[0] + "/file/bot")
+    urls = {"base_url": base, "base_file_url": base.rsplit("/bot", 1)[0] + "/file/bot"} \
+        if base else {}
+    bot = LeanBot(cfg.telegram_token, request=request, get_updates_request=polling, **urls)
+    builder: Any = ApplicationBuilder().bot(bot).concurrent_updates(
+        TrackingUpdateProcessor(bot, MAX_PRESSES))
     holder: dict[str, TelegramBot] = {}
 
     async def post_init(app: Application) -> None:

@@ -9,6 +9,7 @@ the bot uses it unless ``TELEGRAM_HTTP_CLIENT=httpx`` asks for PTB's own.
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import aiohttp
@@ -16,6 +17,8 @@ from telegram._utils.defaultvalue import DefaultValue
 from telegram._utils.types import ODVInput
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
+
+_JSON = {"Content-Type": "application/json"}
 
 
 class AiohttpRequest(BaseRequest):
@@ -75,6 +78,7 @@ class AiohttpRequest(BaseRequest):
             sock_connect=connect,
             sock_read=None if read is None else read + (write or 0.0))
         data: Any = None
+        headers: dict[str, str] | None = None
         if request_data is not None:
             files = request_data.multipart_data
             if files:
@@ -85,10 +89,12 @@ class AiohttpRequest(BaseRequest):
                     filename, content, mimetype = part  # type: ignore[misc]
                     form.add_field(name, content, filename=filename, content_type=mimetype)
                 data = form
-            else:
-                data = request_data.json_parameters
+            else:  # one JSON body (the Bot API takes application/json): no form encoding
+                data = json.dumps(request_data.parameters, ensure_ascii=False).encode()
+                headers = _JSON
         try:
-            async with self._session.request(method, url, data=data, timeout=timeout) as resp:
+            async with self._session.request(method, url, data=data, headers=headers,
+                                             timeout=timeout) as resp:
                 return resp.status, await resp.read()
         except (TimeoutError, asyncio.TimeoutError) as err:  # noqa: UP041 (aiohttp raises either)
             raise TimedOut from err

@@ -174,8 +174,10 @@ class OutboxSender:
     """An asyncio task that delivers the outbox whenever woken, and at least every second."""
 
     def __init__(self, store: OutboxStore, transport: TelegramTransport,
-                 limits: Limits | None = None) -> None:
+                 limits: Limits | None = None,
+                 run: Callable[..., Any] | None = None) -> None:
         self.store, self.transport = store, transport
+        self.run = run or asyncio.to_thread  # how database calls leave the event loop
         self.limiter = RateLimiter(limits or Limits())
         self.wake = asyncio.Event()
         self._task: asyncio.Task | None = None
@@ -209,7 +211,7 @@ class OutboxSender:
 
         Chats are served concurrently (each chat's items in order); the outcomes of the pass
         are recorded together in one transaction."""
-        items: list[Item] = await asyncio.to_thread(self.store.pending)
+        items: list[Item] = await self.run(self.store.pending)
         by_chat: dict[str, list[Item]] = {}
         for item in items:
             by_chat.setdefault(item.chat, []).append(item)
@@ -239,5 +241,5 @@ class OutboxSender:
             if isinstance(result, BaseException):
                 log.error("outbox delivery failed", exc_info=result)
         if outcomes:
-            await asyncio.to_thread(record_all, self.store, outcomes)
+            await self.run(record_all, self.store, outcomes)
         return min([1.0, *waits])

@@ -179,20 +179,20 @@ def test_table_lock_serializes_concurrent_writers(db_engine: Engine) -> None:
 
 @pytest.mark.postgres
 def test_postgres_table_lock_is_select_for_update(pg_engine: Engine) -> None:
+    """The service's table lock is a row lock: while it is held, another transaction cannot
+    lock the same row (``FOR UPDATE NOWAIT`` fails at once)."""
     with transaction(pg_engine) as session:
         table_id = _chat_and_table(session).id
-    statements: list[str] = []
-
-    def record(conn, cursor, statement, *args) -> None:  # type: ignore[no-untyped-def]
-        statements.append(statement)
-
-    sa.event.listen(pg_engine, "before_cursor_execute", record)
-    try:
-        with transaction(pg_engine) as session:
-            assert Service(pg_engine)._lock_table(session, table_id) is not None  # type: ignore[arg-type]
-    finally:
-        sa.event.remove(pg_engine, "before_cursor_execute", record)
-    assert any("FOR UPDATE" in s for s in statements)
+    with transaction(pg_engine) as session:
+        assert Service(pg_engine)._lock_table(session, table_id) is not None  # type: ignore[arg-type]
+        with pg_engine.connect() as other, pytest.raises(sa.exc.OperationalError,
+                                                         match="could not obtain lock"):
+            other.execute(sa.text("SELECT id FROM game_table WHERE id = :id FOR UPDATE NOWAIT"),
+                          {"id": table_id})
+    with pg_engine.connect() as other:  # released with the transaction
+        assert other.execute(sa.text(
+            "SELECT id FROM game_table WHERE id = :id FOR UPDATE NOWAIT"),
+            {"id": table_id}).scalar() == table_id
 
 
 # ---------------------------------------------------------------------------------- constraints
