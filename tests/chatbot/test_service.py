@@ -253,6 +253,41 @@ def test_private_game_against_experte_uses_the_configured_budget(db_engine: Engi
     assert h.service._thinking == 0  # every decision that started has finished
 
 
+def _until_cpu_due(h: Harness, table_id: int, user: UserRef = ALICE) -> GameTable:
+    """Play the person's moves until a CPU seat's turn is due (the clock moved to it)."""
+    for _ in range(50):
+        table = h.table(table_id)
+        if table.deadline_kind == "cpu":
+            h.clock.set(table.next_deadline)  # type: ignore[arg-type]
+            return table
+        h.press(private(user), user, next(iter(
+            d for c, d in h.buttons(private(user), table_id).items()
+            if c not in ("cards", "back", "again"))))
+    raise AssertionError("no CPU turn came")
+
+
+def test_a_cpu_that_must_think_is_not_played_where_thinking_may_not_run(
+        db_engine: Engine, clock: FakeClock) -> None:
+    """``fire_due(may_think=False)`` (an adapter's event loop) leaves an Experte's turn alone
+    and says so with ``None``; quick levels are played right there."""
+    h = Harness(db_engine, clock, experte_budget=0.02)
+    table_id = h.command(private(ALICE), ALICE, "new", "schwimmen 2 experte").table_id
+    assert table_id
+    table = _until_cpu_due(h, table_id)
+    before = snapshot(h.engine, table_id)
+    assert h.service.fire_due(table_id, table.version, may_think=False) is None
+    assert snapshot(h.engine, table_id) == before
+    assert h.service.fire_due(table_id, table.version) is True
+    assert h.table(table_id).version > table.version
+
+    quick = Harness(db_engine, clock)
+    quick_id = quick.command(private(BOB), BOB, "new", "schwimmen 2 normal").table_id
+    assert quick_id
+    table = _until_cpu_due(quick, quick_id, BOB)
+    assert quick.service.fire_due(quick_id, table.version, may_think=False) is True
+    assert quick.table(quick_id).version > table.version
+
+
 def test_private_view_shows_the_own_hand(h: Harness) -> None:
     table_id = new_private_game(h)
     until_human_moves(h, table_id)
