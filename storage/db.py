@@ -69,7 +69,8 @@ def make_engine(url: str | None = None, *, echo: bool = False) -> Engine:
         def _on_begin(conn) -> None:  # type: ignore[no-untyped-def]
             # Readers (``read_only``) take a snapshot without the write lock.
             read = conn.get_execution_options().get(READ_ONLY, False)
-            conn.exec_driver_sql("BEGIN" if read else "BEGIN IMMEDIATE")
+            # straight on the driver: one statement, none of Core's execution machinery
+            conn.connection.driver_connection.execute("BEGIN" if read else "BEGIN IMMEDIATE")
 
         return engine
     return create_engine(resolved, echo=echo, pool_pre_ping=True, pool_size=5, max_overflow=10)

@@ -35,7 +35,7 @@ from ..i18n import pick_language, tr
 from ..outbox import OutboxStore
 from ..service import Change, ChatRef, Service, UserRef
 from .leanbot import LeanBot, TrackingUpdateProcessor, press_fields
-from .sender import Limits, OutboxSender, TelegramTransport
+from .sender import Limits, OutboxSender, TelegramTransport, raw_call
 
 log = logging.getLogger(__name__)
 PLATFORM = "telegram"
@@ -247,8 +247,9 @@ class TelegramBot:
                 self.app.bot.finished(update_id)
         text = (outcome.text or "")[:200] or None
         try:
-            await self.app.bot.answer_callback_query(
-                query_id, text=text, show_alert=outcome.alert and bool(text))
+            await raw_call(self.app.bot, "answerCallbackQuery", {
+                "callback_query_id": query_id, "text": text,
+                "show_alert": (outcome.alert and bool(text)) or None})
         except Exception as exc:  # a too-old query cannot be answered; the press still counts
             log.info("table %s: could not answer callback: %s", outcome.table_id, exc)
 

@@ -9,6 +9,7 @@ the bot uses it unless ``TELEGRAM_HTTP_CLIENT=httpx`` asks for PTB's own.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from typing import Any
 
@@ -19,6 +20,17 @@ from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
 
 _JSON = {"Content-Type": "application/json"}
+
+
+@functools.lru_cache(maxsize=64)
+def _timeout(connect: float | None, pool: float | None, read: float | None,
+             write: float | None) -> aiohttp.ClientTimeout:
+    """aiohttp's timeouts for PTB's four (made once per combination)."""
+    return aiohttp.ClientTimeout(
+        total=None,
+        connect=None if connect is None or pool is None else connect + pool,
+        sock_connect=connect,
+        sock_read=None if read is None else read + (write or 0.0))
 
 
 class AiohttpRequest(BaseRequest):
@@ -72,11 +84,7 @@ class AiohttpRequest(BaseRequest):
         pool = self._pick(pool_timeout, self._pool_timeout)
         # aiohttp has no separate write timeout: the read timeout starts once the request is
         # written, so writing is bounded by the connect timeout plus the write timeout here.
-        timeout = aiohttp.ClientTimeout(
-            total=None,
-            connect=None if connect is None or pool is None else connect + pool,
-            sock_connect=connect,
-            sock_read=None if read is None else read + (write or 0.0))
+        timeout = _timeout(connect, pool, read, write)
         data: Any = None
         headers: dict[str, str] | None = None
         if request_data is not None:

@@ -19,6 +19,8 @@ from typing import Any
 
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, MessageEntity
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
+from telegram.request import RequestData
+from telegram.request._requestparameter import RequestParameter
 
 from ..outbox import (
     Item,
@@ -108,6 +110,14 @@ def mentions(text: str) -> tuple[str, list[MessageEntity] | None]:
     return "".join(out), entities
 
 
+async def raw_call(bot: Bot, endpoint: str, data: dict[str, Any]) -> Any:
+    """``endpoint`` with JSON-ready ``data`` (``None`` values left out) on the bot's request
+    object; returns the ``result`` of the answer, raises PTB's errors."""
+    params = [RequestParameter(k, v, None) for k, v in data.items() if v is not None]
+    return await bot.request.post(f"{bot.base_url}/{endpoint}",
+                                  request_data=RequestData(params))
+
+
 class TelegramTransport:
     """The Bot API calls behind an outbox item, with Telegram's errors mapped."""
 
@@ -141,8 +151,9 @@ class TelegramTransport:
     async def _post(self, endpoint: str, data: dict[str, Any]) -> Any:
         """A raw Bot API call: the JSON result as is. Views go out by the hundred, and PTB's
         typed methods would build objects for the markup and parse every returned message
-        (most of the sender's CPU time); errors are raised the same way."""
-        return await self.bot._post(endpoint, data)
+        (most of the sender's CPU time). The call goes through the bot's request object
+        (``BaseRequest.post``), so errors are raised as PTB raises them."""
+        return await raw_call(self.bot, endpoint, data)
 
     @staticmethod
     def _view(text: str, rows: list[list[list[str]]]) -> dict[str, Any]:
