@@ -58,6 +58,7 @@ class Item:
     rows: list[list[list[str]]]
     message_id: str | None  # the slot's current message, if any
     unchanged: bool
+    text_hash: str | None = None  # of text and rows, for slot items (computed once)
 
 
 class Transport(Protocol):
@@ -148,11 +149,12 @@ class OutboxStore:
                 continue
             slot = slots.get((r.chat_external_id, r.slot)) if r.slot else None
             buttons = r.buttons or []
+            digest = _hash(r.text, buttons) if r.slot else None
             items.append(Item(
                 id=r.id, chat=r.chat_external_id, slot=r.slot, repost=r.repost,
                 text=r.text, rows=buttons,
                 message_id=slot.message_id if slot else None,
-                unchanged=bool(slot and slot.text_hash == _hash(r.text, buttons))))
+                unchanged=bool(slot and slot.text_hash == digest), text_hash=digest))
         if dropped:
             with self._write_lock, self.engine.begin() as conn:
                 conn.execute(_DROP, {"ids": dropped})
@@ -174,7 +176,7 @@ class OutboxStore:
                     continue
                 fastsql.run(conn, upsert, {
                     "platform": self.platform, "chat": item.chat, "slot": item.slot,
-                    "message_id": message_id, "text_hash": _hash(item.text, item.rows),
+                    "message_id": message_id, "text_hash": item.text_hash or _hash(item.text, item.rows),
                     "updated_at": now})
 
     def failed(self, item: Item, error: str, retry_after: float | None) -> None:

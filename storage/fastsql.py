@@ -30,7 +30,7 @@ class _Plan:
     positional: bool
     binds: tuple[tuple[str, Processor, Any], ...]  # name, processor, value when not given
     columns: tuple[str, ...]  # result keys ('' for DML without RETURNING)
-    results: tuple[Processor, ...]
+    processed: tuple[tuple[str, Callable[[Any], Any]], ...]  # result keys with a processor
 
 
 _PLANS: dict[tuple[int, str, tuple[str, ...]], _Plan | None] = {}
@@ -66,9 +66,11 @@ def _plan(conn: Connection, stmt: Executable, keys: tuple[str, ...],
         processors = compiled._bind_processors
         binds = tuple((name, processors.get(name), _REQUIRED if compiled.binds[name].required
                        else compiled.binds[name].effective_value) for name in names)
+        processors = tuple((c[0], c[3]._cached_result_processor(dialect, None))
+                           for c in result_columns)
         plan = _Plan(compiled.string, names, positional, binds,
                      tuple(c[0] for c in result_columns),
-                     tuple(c[3]._cached_result_processor(dialect, None) for c in result_columns))
+                     tuple((key, proc) for key, proc in processors if proc is not None))
     with _GUARD:
         _PLANS[cache_key] = plan
         _KEEP[id(stmt)] = stmt
@@ -86,12 +88,13 @@ def _args(plan: _Plan, params: Mapping[str, Any]) -> Sequence[Any] | dict[str, A
 
 
 def _rows(plan: _Plan, cursor: Any) -> list[dict[str, Any]]:
-    columns, results = plan.columns, plan.results
-    out = []
-    for raw in cursor.fetchall():
-        out.append({key: (value if proc is None else proc(value))
-                    for key, proc, value in zip(columns, results, raw, strict=True)})
-    return out
+    columns, processed = plan.columns, plan.processed
+    rows = [dict(zip(columns, raw, strict=True)) for raw in cursor.fetchall()]
+    if processed:
+        for row in rows:
+            for key, proc in processed:
+                row[key] = proc(row[key])
+    return rows
 
 
 def fetch_all(conn: Connection, stmt: Executable, params: Mapping[str, Any]) -> list[dict[str, Any]]:

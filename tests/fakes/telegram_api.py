@@ -1777,6 +1777,40 @@ class FakeBotApi(_WaitMixin):
             m = self._msgs.get(int(chat_id), {}).get(int(message_id))
             return self._msg_state(m) if m is not None else None
 
+    def press_newest(
+        self,
+        chat_id: int,
+        user_id: int,
+        *,
+        prefix: str = "",
+        skip_prefix: str | None = None,
+        skip_suffixes: tuple[str, ...] = (),
+        prefer_suffix: str | None = None,
+        seed: int = 0,
+    ) -> int | None:
+        """Press a button on the chat's newest bot message that has one to press (a load
+        generator's one call instead of reading messages and then pressing): buttons whose
+        data starts with ``prefix``, not with ``skip_prefix``, and whose last ``:`` part is
+        not in ``skip_suffixes``; one ending in ``prefer_suffix`` if there is one, else one
+        picked with ``seed``. Returns the update_id, or ``None`` when there is no such button."""
+        import random
+
+        with self._cond:
+            for m in reversed(list(self._msgs.get(int(chat_id), {}).values())):
+                if m.deleted or not m.from_bot or not m.reply_markup:
+                    continue
+                datas = [
+                    d for d in _button_data(m.reply_markup)
+                    if d.startswith(prefix) and not (skip_prefix and d.startswith(skip_prefix))
+                    and d.rsplit(":", 1)[-1] not in skip_suffixes
+                ]
+                if not datas:
+                    continue
+                preferred = [d for d in datas if prefer_suffix and d.endswith(prefer_suffix)]
+                data = preferred[0] if preferred else random.Random(seed).choice(datas)
+                return self.press(int(chat_id), int(user_id), m.message_id, data)
+            return None
+
     def last_message(self, chat_id: int) -> dict | None:
         """The newest non-deleted bot message in the chat."""
         msgs = self.messages(chat_id, include_deleted=False)
@@ -1917,6 +1951,17 @@ class FakeBotApi(_WaitMixin):
                 int(data["chat_id"]), int(data["user_id"]), str(data["text"]), **kwargs
             )
             return {"update_id": uid, "message_id": self._injected[uid]["message"]["message_id"]}
+        if name == "press_newest":
+            uid = self.press_newest(
+                int(data["chat_id"]),
+                int(data["user_id"]),
+                prefix=str(data.get("prefix", "")),
+                skip_prefix=data.get("skip_prefix"),
+                skip_suffixes=tuple(data.get("skip_suffixes") or ()),
+                prefer_suffix=data.get("prefer_suffix"),
+                seed=int(data.get("seed", 0)),
+            )
+            return {"update_id": uid}
         if name == "press":
             kwargs = {
                 k: data[k]
@@ -2064,6 +2109,10 @@ class RemoteFakeBotApi(_WaitMixin):
                 **kwargs,
             },
         )["update_id"]
+
+    def press_newest(self, chat_id: int, user_id: int, **kwargs: Any) -> int | None:
+        body = {"chat_id": chat_id, "user_id": user_id, **kwargs}
+        return self._req("press_newest", body=body)["update_id"]
 
     def redeliver(self, update_id: int) -> int:
         return self._req("redeliver", body={"update_id": update_id})["update_id"]
