@@ -70,7 +70,7 @@ class TelegramBot:
         # Where the inputs' database work runs (see ``_db``): the event loop itself on SQLite,
         # a few threads elsewhere. A CPU turn that may think (Experte) runs on a worker thread.
         sqlite = service.engine.dialect.name == "sqlite"
-        self.db = None if sqlite else ThreadPoolExecutor(8, thread_name_prefix="stammtisch-db")
+        self.db = None if sqlite else ThreadPoolExecutor(4, thread_name_prefix="stammtisch-db")
         self.store = OutboxStore(service.engine, PLATFORM)
         self.transport = TelegramTransport(app.bot, on_forbidden=self._forbidden)
         self.sender = OutboxSender(self.store, self.transport, limits, run=self._db)
