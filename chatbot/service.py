@@ -448,7 +448,7 @@ class Service:
         if not update_key:
             return False
         # One statement: insert the key unless it is there (both SQLite and PostgreSQL).
-        conn = session.connection()
+        conn = _conn(session)  # (not session.connection(): that starts the ORM's bookkeeping)
         stmt = _seen_statement(conn.dialect.name)
         return fastsql.insert_returning(conn, stmt, {
             "platform": platform, "update_key": update_key, "at": self.clock()}) is None
