@@ -1,9 +1,11 @@
 """The Telegram adapter: python-telegram-bot handlers that delegate to the service.
 
-Updates become service calls (run off the event loop); answers to button presses are short
-alerts; everything else the bot says goes through the outbox and the rate-limited sender.
-Deadlines from the database are armed as JobQueue (APScheduler) jobs after each commit and
-swept every couple of seconds, so a restart loses none of them.
+Updates become service calls (on SQLite on the event loop, elsewhere on a few threads; a CPU
+that must think does so on a worker thread); polled button presses come raw from ``leanbot``.
+Answers to button presses are short alerts; everything else the bot says goes through the
+outbox and the rate-limited sender. Deadlines from the database are armed as JobQueue
+(APScheduler) jobs after each commit (one that is already due fires at once) and swept every
+couple of seconds, so a restart loses none of them.
 """
 
 from __future__ import annotations
