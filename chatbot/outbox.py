@@ -8,6 +8,7 @@ ones are retried with backoff, and the slot's message id is remembered in the da
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 from dataclasses import dataclass
@@ -268,11 +269,39 @@ async def deliver_async(item: Item, transport: AsyncTransport) -> tuple[str | No
             message_id = await transport.send(item.chat, item.text, item.rows)
             try:
                 await transport.delete(item.chat, item.message_id)  # type: ignore[arg-type]
+            except Retry as exc:  # rate limit or network: the old copy goes a little later
+                _later(_delete_later(transport, item.chat, item.message_id, exc.after))  # type: ignore[arg-type]
             except Exception:  # the old message may be gone or too old to delete
                 log.info("could not delete old message %s", item.message_id)
     except (Retry, Permanent) as exc:
         return None, exc
     return message_id, None
+
+
+DELETE_ATTEMPTS = 3  # retries of deleting a reposted view's old copy
+_BACKGROUND: set[asyncio.Task] = set()
+
+
+def _later(coro: Any) -> None:
+    task = asyncio.get_running_loop().create_task(coro)
+    _BACKGROUND.add(task)
+    task.add_done_callback(_BACKGROUND.discard)
+
+
+async def _delete_later(transport: AsyncTransport, chat: str, message_id: str,
+                        after: float) -> None:
+    """Delete the old copy of a reposted view after a failed try (its buttons are refused as
+    stale meanwhile, so this is tidiness, not safety; a restart forgets it)."""
+    for _ in range(DELETE_ATTEMPTS):
+        await asyncio.sleep(min(max(after, 0.0), 30.0))
+        try:
+            await transport.delete(chat, message_id)
+            return
+        except Retry as exc:
+            after = exc.after
+        except Exception:
+            return
+    log.info("gave up deleting old message %s in %s", message_id, chat)
 
 
 def record(store: OutboxStore, item: Item, message_id: str | None, error: Exception | None) -> None:

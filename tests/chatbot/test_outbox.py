@@ -201,6 +201,44 @@ def test_repost_survives_a_failing_delete(sqlite_engine, clock, store, transport
     assert slot_message(sqlite_engine, "h1") == transport.calls[-1][2]
 
 
+def test_repost_deletes_the_old_copy_later_after_a_rate_limit() -> None:
+    """A reposted view's old copy that could not be deleted (429, network) is deleted a moment
+    later; a permanent refusal is not retried."""
+    import asyncio
+
+    from chatbot.outbox import Item, deliver_async
+
+    class Flaky:
+        def __init__(self, errors: list[Exception]) -> None:
+            self.errors, self.deleted, self.deletes = errors, [], 0
+
+        async def send(self, chat: str, text: str, rows: list) -> str:
+            return "new-1"
+
+        async def edit(self, chat: str, message_id: str, text: str, rows: list) -> None:
+            raise AssertionError("a repost does not edit")
+
+        async def delete(self, chat: str, message_id: str) -> None:
+            self.deletes += 1
+            if self.errors:
+                raise self.errors.pop(0)
+            self.deleted.append(message_id)
+
+    item = Item(id=1, chat=CHAT, slot="h1", repost=True, text="b", rows=[],
+                message_id="old-7", unchanged=False)
+
+    async def scenario(errors: list[Exception]) -> Flaky:
+        transport = Flaky(errors)
+        assert await deliver_async(item, transport) == ("new-1", None)
+        await asyncio.sleep(0.3)
+        return transport
+
+    flaky = asyncio.run(scenario([Retry(0.05, "429"), Retry(0.05, "network")]))
+    assert flaky.deleted == ["old-7"] and flaky.deletes == 3
+    refused = asyncio.run(scenario([Permanent("message can't be deleted")]))
+    assert refused.deleted == [] and refused.deletes == 1
+
+
 def test_forget_slots_makes_the_next_view_a_new_message(sqlite_engine, clock, store,
                                                          transport) -> None:
     put(sqlite_engine, clock, "a")
