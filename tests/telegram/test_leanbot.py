@@ -6,6 +6,8 @@ advances them, and a batch is confirmed to Telegram only once all of its updates
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
@@ -17,7 +19,10 @@ from tests.fakes.telegram_api import FakeBotApi
 from .harness import TOKEN
 
 
-def _bot(fake: FakeBotApi, taken: list[int]) -> LeanBot:
+@contextlib.asynccontextmanager
+async def _running(fake: FakeBotApi) -> AsyncIterator[tuple[LeanBot, list[int]]]:
+    """A LeanBot whose raw handler takes every plain press (their ids land in the list)."""
+    taken: list[int] = []
     bot = LeanBot(TOKEN, base_url=api_base(fake.url), request=AiohttpRequest(8),
                   get_updates_request=AiohttpRequest(1))
 
@@ -28,19 +33,30 @@ def _bot(fake: FakeBotApi, taken: list[int]) -> LeanBot:
         return True
 
     bot.set_raw_handler(take)
-    return bot
+    await bot.initialize()
+    try:
+        yield bot, taken
+    finally:
+        await bot.shutdown()
+
+
+async def _table(bot: LeanBot, chat: int) -> int:
+    """A message with one button in the chat; its message id."""
+    keys = InlineKeyboardMarkup([[InlineKeyboardButton("A", callback_data="v1:1:1:a")]])
+    return (await bot.send_message(chat, "Tisch", reply_markup=keys)).message_id
+
+
+async def _still_waiting(fetch: asyncio.Task) -> None:
+    await asyncio.sleep(0.3)
+    assert not fetch.done()
 
 
 def test_presses_are_taken_raw_and_the_rest_parsed(fake: FakeBotApi) -> None:
     async def scenario() -> None:
-        taken: list[int] = []
-        bot = _bot(fake, taken)
-        await bot.initialize()
-        try:
-            keys = InlineKeyboardMarkup([[InlineKeyboardButton("A", callback_data="v1:1:1:a")]])
-            msg = await bot.send_message(77, "Tisch", reply_markup=keys)
+        async with _running(fake) as (bot, taken):
+            message_id = await _table(bot, 77)
             text_id = fake.send_text(77, 77, "hallo")
-            press_id = fake.press(77, 77, msg.message_id, "v1:1:1:a")
+            press_id = fake.press(77, 77, message_id, "v1:1:1:a")
             updates = await bot.get_updates(timeout=0)
             assert taken == [press_id]
             # the text is parsed; the newest update was taken raw, so a bare update with its
@@ -52,21 +68,14 @@ def test_presses_are_taken_raw_and_the_rest_parsed(fake: FakeBotApi) -> None:
             assert fields is not None
             assert (fields["chat_id"], fields["user_id"], fields["data"], fields["chat_type"]) \
                 == (77, 77, "v1:1:1:a", "private")
-        finally:
-            await bot.shutdown()
 
     asyncio.run(scenario())
 
 
 def test_a_batch_is_confirmed_only_once_its_updates_are_handled(fake: FakeBotApi) -> None:
     async def scenario() -> None:
-        taken: list[int] = []
-        bot = _bot(fake, taken)
-        await bot.initialize()
-        try:
-            keys = InlineKeyboardMarkup([[InlineKeyboardButton("A", callback_data="v1:1:1:a")]])
-            msg = await bot.send_message(78, "Tisch", reply_markup=keys)
-            press_id = fake.press(78, 78, msg.message_id, "v1:1:1:a")
+        async with _running(fake) as (bot, _taken):
+            press_id = fake.press(78, 78, await _table(bot, 78), "v1:1:1:a")
             text_id = fake.send_text(78, 78, "hallo")
             updates = await bot.get_updates(timeout=0)
             assert [u.update_id for u in updates] == [text_id]
@@ -74,36 +83,25 @@ def test_a_batch_is_confirmed_only_once_its_updates_are_handled(fake: FakeBotApi
             # the press is still being handled: the next fetch (which would confirm both)
             # waits, and Telegram still holds both updates
             nxt = asyncio.create_task(bot.get_updates(offset=text_id + 1, timeout=0))
-            await asyncio.sleep(0.3)
-            assert not nxt.done()
+            await _still_waiting(nxt)
             assert {u["update_id"] for u in fake.pending_updates()} == {press_id, text_id}
             bot.finished(press_id)  # its input is committed
             assert await asyncio.wait_for(nxt, 5) == ()
             assert fake.pending_updates() == []
-        finally:
-            await bot.shutdown()
 
     asyncio.run(scenario())
 
 
 def test_a_bare_marker_does_not_count_as_the_raw_update_handled(fake: FakeBotApi) -> None:
     async def scenario() -> None:
-        taken: list[int] = []
-        bot = _bot(fake, taken)
-        await bot.initialize()
-        try:
-            keys = InlineKeyboardMarkup([[InlineKeyboardButton("A", callback_data="v1:1:1:a")]])
-            msg = await bot.send_message(79, "Tisch", reply_markup=keys)
-            press_id = fake.press(79, 79, msg.message_id, "v1:1:1:a")
+        async with _running(fake) as (bot, _taken):
+            press_id = fake.press(79, 79, await _table(bot, 79), "v1:1:1:a")
             (marker,) = await bot.get_updates(timeout=0)
             assert marker.update_id == press_id
             bot.processed(marker)  # PTB runs no handler for it; the press is not done yet
             nxt = asyncio.create_task(bot.get_updates(offset=press_id + 1, timeout=0))
-            await asyncio.sleep(0.3)
-            assert not nxt.done()
+            await _still_waiting(nxt)
             bot.finished(press_id)
             assert await asyncio.wait_for(nxt, 5) == ()
-        finally:
-            await bot.shutdown()
 
     asyncio.run(scenario())
