@@ -79,7 +79,7 @@ class TelegramBot:
         self.loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
         self._jobs: dict[int, Any] = {}  # table id -> its armed deadline job
-        self._presses: set[asyncio.Task] = set()
+        self._tasks: set[asyncio.Task] = set()  # raw presses and deadlines fired at once
         self._press_slots = asyncio.Semaphore(MAX_PRESSES)
         service.listeners.append(self._on_commit)
         if isinstance(app.bot, LeanBot):
@@ -111,8 +111,8 @@ class TelegramBot:
         log.info("telegram bot @%s ready (Bot API client: %s)", username, http_client())
 
     async def post_stop(self, app: Application) -> None:
-        if self._presses:  # presses taken on the raw path finish before the sender stops
-            await asyncio.wait(list(self._presses), timeout=10)
+        if self._tasks:  # raw presses and due deadlines finish before the sender stops
+            await asyncio.wait(list(self._tasks), timeout=10)
         await self.sender.stop()
         if self.db is not None:
             self.db.shutdown(wait=False)
@@ -164,8 +164,8 @@ class TelegramBot:
 
     def _track(self, coro: Any) -> None:
         task = asyncio.get_running_loop().create_task(coro)
-        self._presses.add(task)
-        task.add_done_callback(self._presses.discard)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _fire(self, table_id: int, version: int) -> None:
         try:
@@ -200,10 +200,8 @@ class TelegramBot:
     def _refs(update: Update, is_admin: bool = False) -> tuple[ChatRef, UserRef]:
         chat, user = update.effective_chat, update.effective_user
         assert chat is not None and user is not None
-        kind = "private" if chat.type == ChatType.PRIVATE else "group"
-        name = " ".join(p for p in (user.first_name, user.last_name) if p) or str(user.id)
-        return (ChatRef(PLATFORM, str(chat.id), kind, chat.title),
-                UserRef(str(user.id), name[:64], user.username, user.language_code, is_admin))
+        return refs(chat.id, chat.type, chat.title, user.id, user.first_name, user.last_name,
+                    user.username, user.language_code, is_admin)
 
     async def _is_admin(self, update: Update) -> bool:
         chat, user = update.effective_chat, update.effective_user
@@ -234,8 +232,7 @@ class TelegramBot:
             if query is not None:
                 await query.answer()
             return
-        code = (query.data or "").split(":", 3)[-1].split(".")[0]
-        admin = code in MANAGE_CODES and await self._is_admin(update)
+        admin = _code(query.data or "") in MANAGE_CODES and await self._is_admin(update)
         chat_ref, user = self._refs(update, admin)
         await self._press(chat_ref, user, query.data or "", update.update_id, query.id)
 
@@ -261,16 +258,11 @@ class TelegramBot:
         fields = press_fields(raw)
         if fields is None:
             return False
-        code = fields["data"].split(":", 3)[-1].split(".")[0]
-        private = fields["chat_type"] == ChatType.PRIVATE
-        if code in MANAGE_CODES and not private:
+        if _code(fields["data"]) in MANAGE_CODES and fields["chat_type"] != ChatType.PRIVATE:
             return False
-        name = " ".join(p for p in (fields["first_name"], fields["last_name"]) if p) \
-            or str(fields["user_id"])
-        chat_ref = ChatRef(PLATFORM, str(fields["chat_id"]), "private" if private else "group",
-                           fields["chat_title"])
-        user = UserRef(str(fields["user_id"]), name[:64], fields["username"],
-                       fields["language_code"], False)
+        chat_ref, user = refs(fields["chat_id"], fields["chat_type"], fields["chat_title"],
+                              fields["user_id"], fields["first_name"], fields["last_name"],
+                              fields["username"], fields["language_code"])
         self._track(self._raw_press(chat_ref, user, fields))
         return True
 
@@ -313,6 +305,21 @@ class TelegramBot:
         if isinstance(update, Update) and update.callback_query is not None:
             with contextlib.suppress(Exception):
                 await update.callback_query.answer("⚠️", show_alert=False)
+
+
+def _code(data: str) -> str:
+    """The code part of button data (``v1:<table>:<version>:<code>[.<arg>]``)."""
+    return data.split(":", 3)[-1].split(".")[0]
+
+
+def refs(chat_id: int, chat_type: str | None, title: str | None, user_id: int,
+         first_name: str | None, last_name: str | None, username: str | None,
+         language: str | None, is_admin: bool = False) -> tuple[ChatRef, UserRef]:
+    """The service's view of who wrote where."""
+    kind = "private" if chat_type == ChatType.PRIVATE else "group"
+    name = " ".join(p for p in (first_name, last_name) if p) or str(user_id)
+    return (ChatRef(PLATFORM, str(chat_id), kind, title),
+            UserRef(str(user_id), name[:64], username, language, is_admin))
 
 
 def build(cfg: Config, service: Service, limits: Limits | None = None) -> TelegramBot:
