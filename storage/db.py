@@ -6,6 +6,7 @@ timeout); PostgreSQL when ``DATABASE_URL`` says so (rows locked with ``SELECT â€
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import weakref
@@ -19,6 +20,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlmodel import Session, create_engine
 
 DEFAULT_URL = "sqlite:///stammtisch.db"
+log = logging.getLogger(__name__)
 BUSY_TIMEOUT_MS = 10_000
 READ_ONLY = "stammtisch_read_only"  # execution option: a transaction that only reads
 
@@ -63,6 +65,8 @@ def make_engine(url: str | None = None, *, echo: bool = False) -> Engine:
             cur.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
             cur.execute("PRAGMA foreign_keys=ON")
             cur.execute("PRAGMA synchronous=NORMAL")
+            if engine in _QUIET_WRITERS:  # a background thread checkpoints instead
+                cur.execute("PRAGMA wal_autocheckpoint=0")
             cur.close()
 
         @event.listens_for(engine, "begin")
@@ -80,6 +84,45 @@ def read_only(engine: Engine) -> Engine:
     """The engine for transactions that only read: on SQLite they begin deferred (``BEGIN``)
     and so never wait for, or block, a writer; elsewhere it is the same engine."""
     return engine.execution_options(**{READ_ONLY: True}) if is_sqlite(engine) else engine
+
+
+_QUIET_WRITERS: weakref.WeakSet[Engine] = weakref.WeakSet()
+
+
+def checkpoint_in_background(engine: Engine, every: float = 1.0,
+                             restart_frames: int = 16_384) -> threading.Event:
+    """SQLite: take WAL checkpoints off the writers' path. By default the commit that fills
+    the WAL copies it into the database file and syncs it, which now and then makes one input
+    take tens of milliseconds (on an event loop, every input behind it waits too). Here the
+    engine's connections stop checkpointing by themselves and a daemon thread runs a PASSIVE
+    checkpoint (it never waits for readers or writers) every ``every`` seconds. Should the WAL
+    still grow past ``restart_frames`` pages (writers never pausing long enough for a passive
+    checkpoint to catch up), one checkpoint is taken holding the writers' lock, which lets
+    SQLite start the WAL over. Returns the event that stops the thread. Other databases:
+    nothing to do."""
+    stop = threading.Event()
+    if not is_sqlite(engine):
+        return stop
+    _QUIET_WRITERS.add(engine)
+    engine.dispose()  # pooled connections reopen without their own checkpoints
+
+    def checkpoint() -> int:
+        with engine.connect() as conn:
+            busy, frames, done = conn.connection.driver_connection.execute(
+                "PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        return int(frames)
+
+    def run() -> None:
+        while not stop.wait(every):
+            try:
+                if checkpoint() > restart_frames:
+                    with write_lock(engine):
+                        checkpoint()
+            except Exception:  # a busy or closed database: the next round tries again
+                log.warning("WAL checkpoint failed", exc_info=True)
+
+    threading.Thread(target=run, name="sqlite-checkpoint", daemon=True).start()
+    return stop
 
 
 _WRITE_LOCKS: weakref.WeakKeyDictionary[object, threading.Lock] = weakref.WeakKeyDictionary()

@@ -32,6 +32,8 @@ from telegram.ext import (
     filters,
 )
 
+from storage.db import checkpoint_in_background
+
 from ..config import Config
 from ..i18n import pick_language, tr
 from ..outbox import OutboxStore
@@ -69,10 +71,12 @@ class TelegramBot:
 
     def __init__(self, service: Service, app: Application, limits: Limits | None = None) -> None:
         self.service, self.app = service, app
-        # Where the inputs' database work runs (see ``_db``): the event loop itself on SQLite,
-        # a few threads elsewhere. A CPU turn that may think (Experte) runs on a worker thread.
+        # Where the inputs' database work runs (see ``_db``): the event loop itself on SQLite
+        # (whose WAL checkpoints then move to a thread of their own), a few threads elsewhere.
+        # A CPU turn that may think (Experte) runs on a worker thread.
         sqlite = service.engine.dialect.name == "sqlite"
         self.db = None if sqlite else ThreadPoolExecutor(4, thread_name_prefix="stammtisch-db")
+        self._checkpoints = checkpoint_in_background(service.engine)
         self.store = OutboxStore(service.engine, PLATFORM)
         self.transport = TelegramTransport(app.bot, on_forbidden=self._forbidden)
         self.sender = OutboxSender(self.store, self.transport, limits, run=self._db)
@@ -116,6 +120,7 @@ class TelegramBot:
         await self.sender.stop()
         if self.db is not None:
             self.db.shutdown(wait=False)
+        self._checkpoints.set()
 
     async def _db(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run an input's database work: on SQLite right here on the event loop (a few

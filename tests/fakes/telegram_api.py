@@ -827,6 +827,11 @@ class FakeBotApi(_WaitMixin):
         self.max_calls = max_calls  # keep only the newest N call records (benchmarks)
         self._lock = threading.RLock()
         self._cond = threading.Condition(self._lock)
+        # Waiters that need not wake on every recorded call (which notifies ``_cond`` for the
+        # tests' wait_for): long-polling getUpdates and the webhook sender. Every change they
+        # wait for is signalled by ``_wake_waiters``.
+        self._polls = threading.Condition(self._lock)
+        self._hooks = threading.Condition(self._lock)
         self._next_update_id = 1
         self._seq = 0
         self._poll_gen = 0
@@ -887,7 +892,7 @@ class FakeBotApi(_WaitMixin):
             return
         with self._cond:
             self._closing = True
-            self._cond.notify_all()
+            self._wake_waiters()
         server.shutdown()
         server.close_connections()
         server.server_close()
@@ -1210,7 +1215,7 @@ class FakeBotApi(_WaitMixin):
             self._allowed_updates = [str(a) for a in allowed] or None
         self._poll_gen += 1
         generation = self._poll_gen
-        self._cond.notify_all()  # terminates an older concurrent getUpdates
+        self._wake_waiters()  # terminates an older concurrent getUpdates
         self._confirm(offset)
         deadline = time.monotonic() + timeout
         self._waiting_polls += 1
@@ -1228,7 +1233,7 @@ class FakeBotApi(_WaitMixin):
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     break
-                self._cond.wait(remaining)
+                self._polls.wait(remaining)
         finally:
             self._waiting_polls -= 1
         for entry in ready:
@@ -1272,7 +1277,7 @@ class FakeBotApi(_WaitMixin):
             self._webhook["allowed_updates"] = list(p["allowed_updates"])
         if "certificate" in p:
             self._webhook["has_custom_certificate"] = True
-        self._cond.notify_all()
+        self._wake_waiters()
         return True
 
     def _api_deleteWebhook(self, p: dict) -> bool:
@@ -1515,7 +1520,7 @@ class FakeBotApi(_WaitMixin):
                 while not self._closing and not (
                     self._webhook.get("url") and self._deliverable(0, 1)
                 ):
-                    self._cond.wait(0.5)
+                    self._hooks.wait(0.5)
                 if self._closing:
                     return
                 entry = self._deliverable(0, 1)[0]
@@ -1555,7 +1560,7 @@ class FakeBotApi(_WaitMixin):
                     self._webhook["last_error_message"] = error
                 self._cond.notify_all()
                 if error is not None and not self._closing:
-                    self._cond.wait(0.2)
+                    self._hooks.wait(0.2)
 
     # ---------------------------------------------------------------- control: updates
 
@@ -1569,8 +1574,14 @@ class FakeBotApi(_WaitMixin):
         self._pending.append(_Pending(uid, update, force))
         self._pending.sort(key=lambda e: e.update_id)
         self._injected[uid] = copy.deepcopy(update)
-        self._cond.notify_all()
+        self._wake_waiters()
         return uid
+
+    def _wake_waiters(self) -> None:
+        """Updates, the webhook or the poll generation changed (call with the lock held)."""
+        self._cond.notify_all()
+        self._polls.notify_all()
+        self._hooks.notify_all()
 
     def inject_update(self, update: dict) -> int:
         """Queue a full Update object. If it has an ``update_id`` that id is used and the update
@@ -1890,7 +1901,7 @@ class FakeBotApi(_WaitMixin):
         Call seq numbers and update ids keep increasing."""
         with self._cond:
             self._reset_state()
-            self._cond.notify_all()
+            self._wake_waiters()
 
     # ---------------------------------------------------------------- control over HTTP
 

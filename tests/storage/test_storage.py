@@ -260,3 +260,35 @@ def test_database_url_reads_the_environment(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv("DATABASE_URL", "postgres://env@host/db")
     assert database_url() == "postgresql+psycopg://env@host/db"
     assert database_url("sqlite:///explicit.db") == "sqlite:///explicit.db"
+
+
+# ---------------------------------------------------------------------------------- checkpoints
+
+
+def test_sqlite_checkpoints_run_in_the_background(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """With checkpoint_in_background the writers no longer checkpoint the WAL themselves
+    (``wal_autocheckpoint`` 0), and the background thread keeps the WAL from growing, even
+    under writers that never pause (they hold the process's write lock, as the service's)."""
+    import time
+
+    from storage.db import checkpoint_in_background, make_engine, write_lock
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'ckpt.db'}")
+    stop = checkpoint_in_background(engine, every=0.02, restart_frames=100)
+    try:
+        with engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar() == 0
+        with engine.begin() as conn:
+            conn.exec_driver_sql("CREATE TABLE blob (x TEXT)")
+        payload = "x" * 4000
+        for _ in range(400):  # ~5 MB of WAL frames in all, one commit each
+            with write_lock(engine), engine.begin() as conn:
+                conn.exec_driver_sql("INSERT INTO blob VALUES (?)", (payload,))
+            time.sleep(0.001)
+        wal = tmp_path / "ckpt.db-wal"
+        assert wal.exists() and wal.stat().st_size < 2_000_000  # reused, not appended to
+        with engine.connect() as conn:
+            assert conn.exec_driver_sql("SELECT count(*) FROM blob").scalar() == 400
+    finally:
+        stop.set()
+        engine.dispose()
