@@ -11,12 +11,16 @@ from engine import GAMES
 from engine.bots import LEVELS
 
 
-def _service(cfg, **overrides):  # type: ignore[no-untyped-def]
-    from storage.db import make_engine, migrate
+def _service(cfg, background_checkpoints: bool = False, **overrides):  # type: ignore[no-untyped-def]
+    """The service on ``DATABASE_URL``, migrated. ``background_checkpoints``: SQLite's WAL
+    checkpoints in a thread of their own (for inputs run on an event loop)."""
+    from storage.db import checkpoint_in_background, make_engine, migrate
 
     from .service import Service, Settings
 
     engine = make_engine(cfg.database_url)
+    if background_checkpoints:  # before the first connection: all of them leave it to the thread
+        checkpoint_in_background(engine)
     migrate(engine)
     settings = Settings(cpu_delay=cfg.cpu_delay, group_timeout=cfg.group_timeout,
                         next_round_delay=cfg.next_round_delay,

@@ -98,13 +98,13 @@ def checkpoint_in_background(engine: Engine, every: float = 1.0,
     checkpoint (it never waits for readers or writers) every ``every`` seconds. Should the WAL
     still grow past ``restart_frames`` pages (writers never pausing long enough for a passive
     checkpoint to catch up), one checkpoint is taken holding the writers' lock, which lets
-    SQLite start the WAL over. Returns the event that stops the thread. Other databases:
-    nothing to do."""
+    SQLite start the WAL over. Call it before the engine's first connection (connections
+    opened earlier keep checkpointing by themselves, which is harmless). Returns the event that
+    stops the thread. Other databases: nothing to do."""
     stop = threading.Event()
     if not is_sqlite(engine):
         return stop
     _QUIET_WRITERS.add(engine)
-    engine.dispose()  # pooled connections reopen without their own checkpoints
 
     def checkpoint() -> int:
         with engine.connect() as conn:

@@ -32,8 +32,6 @@ from telegram.ext import (
     filters,
 )
 
-from storage.db import checkpoint_in_background
-
 from ..config import Config
 from ..i18n import pick_language, tr
 from ..outbox import OutboxStore
@@ -72,11 +70,10 @@ class TelegramBot:
     def __init__(self, service: Service, app: Application, limits: Limits | None = None) -> None:
         self.service, self.app = service, app
         # Where the inputs' database work runs (see ``_db``): the event loop itself on SQLite
-        # (whose WAL checkpoints then move to a thread of their own), a few threads elsewhere.
+        # (``run`` moves its WAL checkpoints to a thread of their own), a few threads elsewhere.
         # A CPU turn that may think (Experte) runs on a worker thread.
         sqlite = service.engine.dialect.name == "sqlite"
         self.db = None if sqlite else ThreadPoolExecutor(4, thread_name_prefix="stammtisch-db")
-        self._checkpoints = checkpoint_in_background(service.engine)
         self.store = OutboxStore(service.engine, PLATFORM)
         self.transport = TelegramTransport(app.bot, on_forbidden=self._forbidden)
         self.sender = OutboxSender(self.store, self.transport, limits, run=self._db)
@@ -120,7 +117,6 @@ class TelegramBot:
         await self.sender.stop()
         if self.db is not None:
             self.db.shutdown(wait=False)
-        self._checkpoints.set()
 
     async def _db(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run an input's database work: on SQLite right here on the event loop (a few
@@ -381,7 +377,7 @@ def run(cfg: Config) -> int:
     """``stammtisch telegram``: long polling, or a webhook when TELEGRAM_WEBHOOK_URL is set."""
     from ..cli import _service
 
-    service = _service(cfg)
+    service = _service(cfg, background_checkpoints=True)
     bot = build(cfg, service, limits_from_env())
     allowed = ["message", "callback_query"]
     if cfg.telegram_webhook_url:
