@@ -87,6 +87,14 @@ def read_only(engine: Engine) -> Engine:
 
 
 _QUIET_WRITERS: weakref.WeakSet[Engine] = weakref.WeakSet()
+_CHECKPOINTERS: weakref.WeakKeyDictionary[Engine, threading.Event] = weakref.WeakKeyDictionary()
+
+
+def stop_background_checkpoints(engine: Engine) -> None:
+    """Stop the engine's checkpoint thread, if it has one (its connections stay quiet)."""
+    stop = _CHECKPOINTERS.pop(engine, None)
+    if stop is not None:
+        stop.set()
 
 
 def checkpoint_in_background(engine: Engine, every: float = 1.0,
@@ -105,6 +113,7 @@ def checkpoint_in_background(engine: Engine, every: float = 1.0,
     if not is_sqlite(engine):
         return stop
     _QUIET_WRITERS.add(engine)
+    _CHECKPOINTERS[engine] = stop
 
     def checkpoint() -> int:
         with engine.connect() as conn:

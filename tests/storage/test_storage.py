@@ -299,7 +299,7 @@ def test_the_telegram_service_leaves_checkpoints_to_the_thread(tmp_path, monkeyp
     connection on (migrations included), and its writers still share one write lock."""
     from chatbot.cli import _service
     from chatbot.config import load
-    from storage.db import write_lock
+    from storage.db import stop_background_checkpoints, write_lock
 
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'bot.db'}")
     service = _service(load(None), background_checkpoints=True)
@@ -308,4 +308,5 @@ def test_the_telegram_service_leaves_checkpoints_to_the_thread(tmp_path, monkeyp
             assert conn.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar() == 0
         assert write_lock(service.engine) is service._write_lock
     finally:
+        stop_background_checkpoints(service.engine)
         service.engine.dispose()
