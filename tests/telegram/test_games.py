@@ -42,11 +42,7 @@ def test_private_game_to_the_end(fake: FakeBotApi, db_url: str,
         assert {"start", "new", "stop", "help", "rules"} <= names, lang
 
     user = 4242
-    fake.send_text(user, user, "/start", user_first_name="Paula")
-    fake.wait_for(lambda: any("Stammtisch" in (m["text"] or "") for m in fake.messages(user)),
-                  WAIT, message="the greeting")
-    table_id, message_id = private_menu_to_table(fake, user, opponents=1, level="anfaenger")
-    final = play_private(fake, user, table_id, message_id, random.Random(7))
+    table_id, final = _greet_and_play(fake, user, "Paula", "anfaenger", seed=7)
 
     db = db_reader(db_url)
     result = fake.wait_for(lambda: db.result(table_id), WAIT, message="the result row")
@@ -67,6 +63,17 @@ def test_private_game_to_the_end(fake: FakeBotApi, db_url: str,
         assert not any(marker in t for marker in TRACEBACK_MARKERS), t
 
 
+def _greet_and_play(fake: FakeBotApi, user: int, name: str, level: str,
+                    seed: int) -> tuple[int, dict]:
+    """/start in a private chat, a game against one CPU of ``level`` through the menu, played
+    to the end; the table id and the final table message."""
+    fake.send_text(user, user, "/start", user_first_name=name)
+    fake.wait_for(lambda: any("Stammtisch" in (m["text"] or "") for m in fake.messages(user)),
+                  WAIT, message="the greeting")
+    table_id, message_id = private_menu_to_table(fake, user, opponents=1, level=level)
+    return table_id, play_private(fake, user, table_id, message_id, random.Random(seed))
+
+
 def test_private_game_against_experte_over_httpx(fake: FakeBotApi, sqlite_url: str,
                                                  start_bot: Callable[..., BotProcess],
                                                  db_reader: Callable[[str], Db]) -> None:
@@ -74,11 +81,7 @@ def test_private_game_against_experte_over_httpx(fake: FakeBotApi, sqlite_url: s
     game too, against an Experte whose budget comes from ``EXPERTE_BUDGET``."""
     bot = start_bot(sqlite_url, TELEGRAM_HTTP_CLIENT="httpx", EXPERTE_BUDGET="0.05")
     user = 4343
-    fake.send_text(user, user, "/start", user_first_name="Ede")
-    fake.wait_for(lambda: any("Stammtisch" in (m["text"] or "") for m in fake.messages(user)),
-                  WAIT, message="the greeting")
-    table_id, message_id = private_menu_to_table(fake, user, opponents=1, level="experte")
-    final = play_private(fake, user, table_id, message_id, random.Random(11))
+    table_id, final = _greet_and_play(fake, user, "Ede", "experte", seed=11)
     db = db_reader(sqlite_url)
     fake.wait_for(lambda: db.result(table_id), WAIT, message="the result row")
     assert [s["cpu_level"] for s in db.seats(table_id)] == [None, "experte"]
