@@ -52,6 +52,7 @@ from sqlalchemy.exc import OperationalError
 from storage.db import utcnow
 
 from ..config import Config
+from ..heap import freeze_startup_heap
 from ..i18n import DEFAULT_LANGUAGE, pick_language, tr
 from ..outbox import OutboxStore
 from ..service import Change, ChatRef, Outcome, Service, UserRef
@@ -269,6 +270,7 @@ class MatrixBot:
         self.sender = MatrixSender(self.outbox, transport, self.cfg.matrix_send_interval)
         self.sender.start()
         self.deadlines.start()
+        freeze_startup_heap()
         try:
             await self._sync_loop()
         finally:

@@ -33,6 +33,7 @@ from telegram.ext import (
 )
 
 from ..config import Config
+from ..heap import freeze_startup_heap
 from ..i18n import pick_language, tr
 from ..outbox import OutboxStore
 from ..service import Change, ChatRef, Service, UserRef
@@ -109,7 +110,8 @@ class TelegramBot:
                                     name="deadline-sweep")
         upcoming = await self._db(self.service.next_deadlines)
         self._arm([Change(t, v, when) for t, v, when in upcoming])
-        log.info("telegram bot @%s ready (Bot API client: %s)", username, http_client())
+        log.info("telegram bot @%s ready (Bot API client: %s; %d start-up objects frozen)",
+                 username, http_client(), freeze_startup_heap())
 
     async def post_stop(self, app: Application) -> None:
         if self._tasks:  # raw presses and due deadlines finish before the sender stops
