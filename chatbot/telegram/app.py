@@ -110,7 +110,7 @@ class TelegramBot:
                                     name="deadline-sweep")
         upcoming = await self._db(self.service.next_deadlines)
         self._arm([Change(t, v, when) for t, v, when in upcoming])
-        log.info("telegram bot @%s ready (Bot API client: %s; %d start-up objects frozen)",
+        log.info("telegram bot @%s ready (Bot API client: %s); %d start-up objects frozen",
                  username, http_client(), freeze_startup_heap())
 
     async def post_stop(self, app: Application) -> None:
