@@ -312,6 +312,7 @@ class _PlanFirst(Exception):
 
 
 _SLOW_LEVELS: dict[tuple[str, str], bool] = {}
+_CHAIN_LIMIT = 12  # CPU moves one input plays on at most; the deadline path does the rest
 
 
 def _slow_level(game_id: str, level: str) -> bool:
@@ -397,6 +398,7 @@ class _Ctx:
     lang: str
     now: datetime
     touched: dict[int, TableRow] = field(default_factory=dict)
+    chained: int = 0  # CPU moves played on in this input (see ``Service._chain_cpu``)
 
     def touch(self, table: TableRow) -> None:
         self.touched[table.id] = table  # type: ignore[index]
@@ -1069,8 +1071,9 @@ class Service:
 
     def _after_change(self, ctx: _Ctx, table: TableRow, seats: list[SeatRow],
                       model: fsm.TableModel, events: list[Any], dealt: bool = False) -> None:
-        """Store the model, write results, schedule the next deadline, emit views."""
-        self._store(table, model)
+        """Store the model, write results, schedule the next deadline, emit views (or play
+        on a CPU move that is due at once, which stores and emits the newer state)."""
+        table.fsm_state = model.state
         self._log_events(table, events)
         round_ended = model.state in (fsm.PAYOUT, fsm.FINISHED) and (
             dealt or any(e.kind == "showdown" for e in events))
@@ -1080,7 +1083,33 @@ class Service:
             self._finish(ctx, table, seats, model)
         self._schedule(ctx, table, seats, model)
         self._bump(ctx, table)
+        if self._chain_cpu(ctx, table, seats, model):
+            return
+        self._store(table, model)
         self._emit(ctx, table, seats, model)
+
+    def _chain_cpu(self, ctx: _Ctx, table: TableRow, seats: list[SeatRow],
+                   model: fsm.TableModel) -> bool:
+        """Play a CPU move that is due right away (no thinking delay set) in this same
+        transaction, if the table's CPUs decide quickly: one commit and one view for the whole
+        run of moves instead of one each. The move is the one the deadline would have played
+        (same seed and version). ``False``: nothing played, the caller stores and emits."""
+        if (table.deadline_kind != "cpu" or table.next_deadline is None
+                or table.next_deadline > ctx.now or ctx.chained >= _CHAIN_LIMIT
+                or self._thinks_long(table, seats)):
+            return False
+        try:
+            code = self._decide(table, seats, model)
+        except Exception:  # the deadline path tries again and logs it with the table
+            log.exception("table %s: CPU decision failed", table.id)
+            return False
+        ctx.chained += 1
+        try:
+            self._cpu_turn(ctx, table, seats, timed_out=False, planned=code, model=model)
+        except Refusal as exc:  # refused before anything changed: leave it to the deadline
+            log.warning("table %s: CPU move %s refused: %s", table.id, code, exc.text)
+            return False
+        return True
 
     def _finish(self, ctx: _Ctx, table: TableRow, seats: list[SeatRow],
                 model: fsm.TableModel) -> None:
@@ -1263,8 +1292,8 @@ class Service:
                 self._thinking -= 1
 
     def _cpu_turn(self, ctx: _Ctx, table: TableRow, seats: list[SeatRow], timed_out: bool,
-                  planned: str | None = None) -> None:
-        model = self._model(table, seats)
+                  planned: str | None = None, model: fsm.TableModel | None = None) -> None:
+        model = model or self._model(table, seats)
         seat_no = model.game.to_act(model.engine_state)
         seat = next(s for s in seats if s.seat_no == seat_no)
         code = planned if planned is not None else self._decide(table, seats, model)

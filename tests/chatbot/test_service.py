@@ -20,7 +20,7 @@ from sqlmodel import Session, col, select
 
 from chatbot.service import ChatRef, Outcome, Service, UserRef
 from engine import schwimmen as S
-from storage.db import make_engine
+from storage.db import make_engine, migrate
 from storage.models import GameTable, Move, Outbox, Player, ProcessedUpdate, Result, Seat
 from tests.conftest import FakeClock, Message, Postman, card_symbols, engine_url, make_service
 
@@ -286,6 +286,106 @@ def test_a_cpu_that_must_think_is_not_played_where_thinking_may_not_run(
     table = _until_cpu_due(quick, quick_id, BOB)
     assert quick.service.fire_due(quick_id, table.version, may_think=False) is True
     assert quick.table(quick_id).version > table.version
+
+
+def _first_move(h: Harness, table_id: int, user: UserRef = ALICE) -> str:
+    """The button data of the person's first offered move (or "next" after a round)."""
+    shown = h.buttons(private(user), table_id)
+    moves = sorted(c for c in shown if is_move(c))
+    return shown[moves[0] if moves else "next"]
+
+
+def test_a_cpu_move_due_at_once_is_played_in_the_same_input(db_engine: Engine,
+                                                             clock: FakeClock) -> None:
+    """Without a thinking delay, the CPUs' replies to a press are played in the press's own
+    transaction: the person is on turn again when the press returns, nothing is left due,
+    and the chat gets one view of the table for the press and both replies."""
+    h = Harness(db_engine, clock, cpu_delay=0)
+    table_id = new_private_game(h)
+    assert h.service.due() == []
+    for _ in range(8):
+        table = h.table(table_id)
+        if table.fsm_state == "finished":
+            break
+        moves, views = len(h.moves(table_id)), max_outbox_id(h)
+        assert h.press(private(ALICE), ALICE, _first_move(h, table_id)).changed
+        after = h.table(table_id)
+        assert h.service.due() == []
+        state = h.state(table_id)
+        assert state.phase == S.PAYOUT or after.fsm_state == "finished" or state.to_act == 0
+        new_moves = h.moves(table_id)[moves:]
+        assert new_moves[0].actor in ("player", "system")
+        assert [m.seq for m in new_moves] == list(range(table.version + 1, after.version + 1))
+        slot_rows = [r for r in rows_since(h, views) if r.slot == f"t{table_id}"]
+        assert len(slot_rows) == 1, "one view for the press and the replies it caused"
+
+
+def test_chained_cpu_moves_are_the_moves_the_deadlines_would_play(
+        tmp_path: Any, clock: FakeClock, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Same table seed, same presses: CPU moves played on within the press give the same
+    move log and state as the same moves fired one by one from their deadlines."""
+    import chatbot.service as service_module
+
+    monkeypatch.setattr(random, "SystemRandom", lambda *a: random.Random(1234))
+
+    def play(name: str) -> tuple[list[tuple], str | None]:
+        engine = make_engine(f"sqlite:///{tmp_path}/{name}.db")
+        migrate(engine)
+        h = Harness(engine, clock, cpu_delay=0)
+        table_id = new_private_game(h, opponents=3)
+        for _ in range(12):
+            h.run_deadlines(table_id, kinds=("cpu",))
+            if h.table(table_id).fsm_state == "finished":
+                break
+            assert h.press(private(ALICE), ALICE, _first_move(h, table_id)).changed
+        h.run_deadlines(table_id, kinds=("cpu",))
+        log = [(m.seq, m.seat_no, m.actor, m.code) for m in h.moves(table_id)]
+        return log, h.table(table_id).state_json
+
+    chained = play("chained")
+    monkeypatch.setattr(service_module, "_CHAIN_LIMIT", 0)
+    one_by_one = play("one_by_one")
+    assert sum(1 for m in chained[0] if m[2] == "cpu") >= 6
+    assert chained == one_by_one
+
+
+def test_cpu_moves_played_on_stop_at_the_limit(db_engine: Engine, clock: FakeClock,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """An input plays on at most ``_CHAIN_LIMIT`` CPU moves; the rest stays a due deadline
+    for the scheduler, so a table of CPUs alone never holds one transaction for long."""
+    import chatbot.service as service_module
+
+    monkeypatch.setattr(service_module, "_CHAIN_LIMIT", 1)
+    h = Harness(db_engine, clock, cpu_delay=0)
+    table_id = new_private_game(h, opponents=3)
+    h.run_deadlines(table_id, kinds=("cpu",))
+    for _ in range(10):
+        moves = len(h.moves(table_id))
+        assert h.press(private(ALICE), ALICE, _first_move(h, table_id)).changed
+        table = h.table(table_id)
+        if table.deadline_kind == "cpu":
+            assert [m.actor for m in h.moves(table_id)[moves:]] == ["player", "cpu"]
+            assert h.service.due() == [(table_id, table.version)]
+            return
+        h.run_deadlines(table_id, kinds=("cpu",))
+    raise AssertionError("no press was followed by CPU turns")
+
+
+def test_a_cpu_that_must_think_is_not_played_on_within_an_input(db_engine: Engine,
+                                                                clock: FakeClock) -> None:
+    """An Experte decides outside any transaction, so its reply is left to the deadline."""
+    h = Harness(db_engine, clock, cpu_delay=0, experte_budget=0.02)
+    table_id = h.command(private(ALICE), ALICE, "new", "schwimmen 1 experte").table_id
+    assert table_id
+    for _ in range(10):
+        h.run_deadlines(table_id, kinds=("cpu",))
+        assert h.press(private(ALICE), ALICE, _first_move(h, table_id)).changed
+        table = h.table(table_id)
+        if table.deadline_kind == "cpu":
+            assert h.service.due() == [(table_id, table.version)]
+            assert h.moves(table_id)[-1].actor in ("player", "system")
+            return
+    raise AssertionError("no press was followed by the Experte's turn")
 
 
 def test_private_view_shows_the_own_hand(h: Harness) -> None:
@@ -687,6 +787,12 @@ def group_rows_since(h: Harness, after_id: int) -> list[Outbox]:
         return list(session.exec(select(Outbox).where(
             Outbox.id > after_id, Outbox.chat_external_id == GROUP.external_id)
             .order_by(col(Outbox.id))).all())
+
+
+def rows_since(h: Harness, after_id: int) -> list[Outbox]:
+    with Session(h.engine) as session:
+        return list(session.exec(select(Outbox).where(Outbox.id > after_id)
+                                 .order_by(col(Outbox.id))).all())
 
 
 def max_outbox_id(h: Harness) -> int:
