@@ -330,7 +330,12 @@ def build(cfg: Config, service: Service, limits: Limits | None = None) -> Telegr
     if not cfg.telegram_token:
         raise SystemExit("TELEGRAM_TOKEN is not set")
     request: Any
-    if http_client() == "aiohttp":
+    client = http_client()
+    if client == "lean":
+        from .leanhttp import LeanRequest
+
+        request, polling = LeanRequest(POOL_SIZE), LeanRequest(1)
+    elif client == "aiohttp":
         from .request import AiohttpRequest
 
         request, polling = AiohttpRequest(POOL_SIZE), AiohttpRequest(1)
@@ -358,11 +363,12 @@ def build(cfg: Config, service: Service, limits: Limits | None = None) -> Telegr
 
 
 def http_client() -> str:
-    """``TELEGRAM_HTTP_CLIENT``: ``aiohttp`` (the default) or ``httpx`` (PTB's own backend)."""
+    """``TELEGRAM_HTTP_CLIENT``: ``lean`` (the default, ``leanhttp``), ``aiohttp``, or
+    ``httpx`` (PTB's own backend; the one to pick for a proxy)."""
     import os
 
-    name = os.environ.get("TELEGRAM_HTTP_CLIENT", "aiohttp").strip().lower()
-    return "httpx" if name == "httpx" else "aiohttp"
+    name = os.environ.get("TELEGRAM_HTTP_CLIENT", "lean").strip().lower()
+    return name if name in ("aiohttp", "httpx") else "lean"
 
 
 def limits_from_env() -> Limits:

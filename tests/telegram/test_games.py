@@ -34,7 +34,7 @@ def _json(value: Any) -> Any:
 def test_private_game_to_the_end(fake: FakeBotApi, db_url: str,
                                  start_bot: Callable[..., BotProcess],
                                  db_reader: Callable[[str], Db]) -> None:
-    start_bot(db_url)
+    bot = start_bot(db_url)
     languages = {c["params"].get("language_code") for c in fake.calls("setMyCommands")}
     assert {"de", "en"} <= languages
     for lang in ("de", "en"):
@@ -43,6 +43,7 @@ def test_private_game_to_the_end(fake: FakeBotApi, db_url: str,
 
     user = 4242
     table_id, final = _greet_and_play(fake, user, "Paula", "anfaenger", seed=7)
+    assert "(Bot API client: lean)" in bot.log()  # the default: chatbot.telegram.leanhttp
 
     db = db_reader(db_url)
     result = fake.wait_for(lambda: db.result(table_id), WAIT, message="the result row")
@@ -89,6 +90,16 @@ def test_private_game_against_experte_over_httpx(fake: FakeBotApi, sqlite_url: s
     assert "(Bot API client: httpx)" in bot.log()
     for t in bot_texts(fake, [user]):
         assert not any(marker in t for marker in TRACEBACK_MARKERS), t
+
+
+def test_private_game_over_aiohttp(fake: FakeBotApi, sqlite_url: str,
+                                   start_bot: Callable[..., BotProcess]) -> None:
+    """``TELEGRAM_HTTP_CLIENT=aiohttp`` (the client before ``leanhttp``) still plays a game."""
+    bot = start_bot(sqlite_url, TELEGRAM_HTTP_CLIENT="aiohttp")
+    user = 4344
+    _table_id, final = _greet_and_play(fake, user, "Vroni", "anfaenger", seed=12)
+    assert "🏆" in final["text"]
+    assert "(Bot API client: aiohttp)" in bot.log()
 
 
 def test_group_game_three_people_to_the_end(fake: FakeBotApi, sqlite_url: str,
