@@ -204,8 +204,9 @@ def steady_case(label: str, command: list[str], env: dict[str, str], tables: int
     updates at once, so the last waits behind 99), this is the latency an update sees at a
     steady rate — what a bot in production faces."""
     chats = list(range(30_001, 30_001 + tables))
-    with _running_bot(command, env, chats, setup, fake_http) as (fake, _proc):
+    with _running_bot(command, env, chats, setup, fake_http) as (fake, proc):
         mark = fake.last_seq()
+        cpu_start = _cpu_seconds(proc.pid)
         start = time.perf_counter() + 0.2
 
         def sender(index: int) -> list[int]:
@@ -235,6 +236,7 @@ def steady_case(label: str, command: list[str], env: dict[str, str], tables: int
         elapsed = time.perf_counter() - start
         _wait(lambda: len(fake.calls("answerCallbackQuery", since=mark)) >= len(uids), 120,
               "answers", every=0.25)
+        cpu_ms = (_cpu_seconds(proc.pid) - cpu_start) / max(1, len(uids)) * 1000
         lat, _first, _last = _latencies(fake, uids)
         # a press on buttons the bot has not yet replaced (the table moved on) is refused
         refused = sum(1 for c in fake.calls("answerCallbackQuery", since=mark)
@@ -244,9 +246,10 @@ def steady_case(label: str, command: list[str], env: dict[str, str], tables: int
     p90 = lat_ms[min(len(lat_ms) - 1, int(len(lat_ms) * 0.90))]
     p99 = lat_ms[min(len(lat_ms) - 1, int(len(lat_ms) * 0.99))]
     print(f"{label:28s} {len(uids) / elapsed:8.0f} updates/s offered   p50 {p50:6.1f} ms   "
-          f"p90 {p90:6.1f} ms   p99 {p99:6.1f} ms   ({len(uids)} updates, {tables} tables, "
+          f"p90 {p90:6.1f} ms   p99 {p99:6.1f} ms   CPU {cpu_ms:4.2f} ms/update   "
+          f"({len(uids)} updates, {tables} tables, "
           f"{100 * refused / max(1, len(uids)):.0f} % refused as stale)")
-    return {"rate": len(uids) / elapsed, "p50": p50, "p99": p99}
+    return {"rate": len(uids) / elapsed, "p50": p50, "p99": p99, "cpu_ms": cpu_ms}
 
 
 def service_only(url: str, tables: int, waves: int, label: str) -> None:
