@@ -390,6 +390,14 @@ class Change:
 
 
 @dataclass
+class _Batch:
+    """Inputs sharing one transaction (``Service.press_many``)."""
+
+    conn: Connection
+    done: list[_Ctx | None] = field(default_factory=list)  # to notify after the commit
+
+
+@dataclass
 class _Ctx:
     """One input being handled."""
 
@@ -419,13 +427,23 @@ class Service:
         self._thinking_lock = threading.Lock()
         self._reader = read_only(engine)
         self._write_lock = write_lock(engine)
+        self._local = threading.local()  # .batch: the ``_Batch`` this thread's inputs join
 
     # ------------------------------------------------------------------ plumbing
     @contextmanager
     def _tx(self) -> Iterator[Session]:
         """One input's transaction on one connection: the hot path's Core statements run on it
         directly, and the ORM session (used off the hot path) joins its transaction. Changed
-        rows are written and rows queued with ``_queue`` inserted before commit."""
+        rows are written and rows queued with ``_queue`` inserted before commit. Inside
+        ``press_many`` the input is a savepoint of the batch's transaction instead."""
+        batch: _Batch | None = getattr(self._local, "batch", None)
+        if batch is not None:
+            with batch.conn.begin_nested(), \
+                    Session(bind=batch.conn, expire_on_commit=False) as session:
+                session.info["conn"] = batch.conn
+                yield session
+                _write_queued(session)
+            return
         with self._write_lock, self.engine.connect() as conn, conn.begin(), \
                 Session(bind=conn, expire_on_commit=False) as session:
             session.info["conn"] = conn
@@ -437,6 +455,10 @@ class Service:
         return Session(self._reader)
 
     def _notify(self, ctx: _Ctx | None) -> None:
+        batch: _Batch | None = getattr(self._local, "batch", None)
+        if batch is not None:  # told once the batch has committed
+            batch.done.append(ctx)
+            return
         changes = [] if ctx is None else [
             Change(t.id, t.version, t.next_deadline) for t in ctx.touched.values()]  # type: ignore[arg-type]
         for listener in self.listeners:
@@ -567,6 +589,40 @@ class Service:
             return Outcome(tr(lang, "already_handled"), ok=True)
         self._notify(ctx)
         return out
+
+    def press_many(self, presses: list[tuple[ChatRef, UserRef, str | None, str | None]]
+                   ) -> list[Outcome | BaseException]:
+        """Several button presses (chat, user, data, update key) in one transaction, each in
+        a savepoint of its own: a refused or failing press changes nothing and the others
+        still count; one commit for all (on SQLite most of an input's cost is its commit and
+        transaction set-up). Returns each press's outcome, or the exception it raised.
+        Listeners hear of the changes after the commit; if the commit fails, it raises and
+        none of the presses counted."""
+        if len(presses) == 1:
+            chat_ref, user, data, key = presses[0]
+            try:
+                return [self.press(chat_ref, user, data, key)]
+            except Exception as exc:
+                return [exc]
+        batch = _Batch(conn=None)  # type: ignore[arg-type]
+        results: list[Outcome | BaseException] = []
+        with self._write_lock, self.engine.connect() as conn, conn.begin():
+            batch.conn = conn
+            self._local.batch = batch
+            try:
+                for chat_ref, user, data, key in presses:
+                    try:
+                        results.append(self.press(chat_ref, user, data, key))
+                    except Exception as exc:  # (rolled back to its savepoint)
+                        results.append(exc)
+            finally:
+                self._local.batch = None
+        merged = _Ctx(None, "", "", self.clock())  # type: ignore[arg-type]
+        for ctx in batch.done:
+            if ctx is not None:
+                merged.touched.update(ctx.touched)
+        self._notify(merged)
+        return results
 
     def reply(self, chat_ref: ChatRef, text: str) -> None:
         """Queue a plain message to a chat (e.g. the answer to a refused command)."""

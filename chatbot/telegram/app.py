@@ -36,7 +36,7 @@ from ..config import Config
 from ..heap import freeze_startup_heap
 from ..i18n import pick_language, tr
 from ..outbox import OutboxStore
-from ..service import Change, ChatRef, Service, UserRef
+from ..service import Change, ChatRef, Outcome, Service, UserRef
 from .leanbot import LeanBot, TrackingUpdateProcessor, press_fields
 from .sender import Limits, OutboxSender, TelegramTransport, raw_call
 
@@ -83,6 +83,7 @@ class TelegramBot:
         self._jobs: dict[int, Any] = {}  # table id -> its armed deadline job
         self._tasks: set[asyncio.Task] = set()  # raw presses and deadlines fired at once
         self._press_slots = asyncio.Semaphore(MAX_PRESSES)
+        self._polled: list[tuple[ChatRef, UserRef, dict[str, Any]]] = []  # presses to batch
         service.listeners.append(self._on_commit)
         if isinstance(app.bot, LeanBot):
             app.bot.set_raw_handler(self._raw_update)
@@ -247,6 +248,9 @@ class TelegramBot:
         finally:
             if isinstance(self.app.bot, LeanBot):  # committed: the update may be confirmed
                 self.app.bot.finished(update_id)
+        await self._answer(query_id, outcome)
+
+    async def _answer(self, query_id: str, outcome: Outcome) -> None:
         text = (outcome.text or "")[:200] or None
         try:
             await raw_call(self.app.bot, "answerCallbackQuery", {
@@ -266,8 +270,41 @@ class TelegramBot:
         chat_ref, user = refs(fields["chat_id"], fields["chat_type"], fields["chat_title"],
                               fields["user_id"], fields["first_name"], fields["last_name"],
                               fields["username"], fields["language_code"])
-        self._track(self._raw_press(chat_ref, user, fields))
+        if self.db is not None:  # other databases: each press on an input thread
+            self._track(self._raw_press(chat_ref, user, fields))
+            return True
+        if not self._polled:  # once the polled batch has been looked at
+            asyncio.get_running_loop().call_soon(self._flush_polled)
+        self._polled.append((chat_ref, user, fields))
         return True
+
+    def _flush_polled(self) -> None:
+        polled, self._polled = self._polled, []
+        if len(polled) == 1:
+            self._track(self._raw_press(*polled[0]))
+        elif polled:
+            self._track(self._raw_presses(polled))
+
+    async def _raw_presses(self, polled: list[tuple[ChatRef, UserRef, dict[str, Any]]]) -> None:
+        """Presses polled together, on SQLite: one transaction for all (``press_many``),
+        then every press is answered."""
+        outcomes: list[Outcome | BaseException]
+        try:
+            outcomes = self.service.press_many(
+                [(chat_ref, user, f["data"], str(f["update_id"])) for chat_ref, user, f in polled])
+        except Exception as exc:  # the commit failed: none of them counted
+            outcomes = [exc] * len(polled)
+        finally:
+            if isinstance(self.app.bot, LeanBot):  # committed: the updates may be confirmed
+                for _chat, _user, f in polled:
+                    self.app.bot.finished(f["update_id"])
+        answers = []
+        for (_chat, _user, f), outcome in zip(polled, outcomes, strict=True):
+            if isinstance(outcome, BaseException):
+                log.error("update %s failed: %s", f["update_id"], outcome, exc_info=outcome)
+                outcome = Outcome("⚠️", ok=False, alert=False)
+            answers.append(self._answer(f["query_id"], outcome))
+        await asyncio.gather(*answers)
 
     async def _raw_press(self, chat_ref: ChatRef, user: UserRef, fields: dict[str, Any]) -> None:
         async with self._press_slots:

@@ -555,6 +555,81 @@ def test_repeated_update_key_is_handled_once(h: Harness) -> None:
     assert len(bobs) == 1
 
 
+def _moves_shown(h: Harness, user: UserRef, table_id: int) -> dict[str, str]:
+    shown = until_human_moves(h, table_id, user)
+    return {c: d for c, d in shown.items() if is_move(c)}
+
+
+def test_presses_polled_together_share_one_transaction(h: Harness) -> None:
+    """``press_many``: each press counts as if pressed alone (moves on two tables, a forged
+    button refused, a repeated update key handled once, a stale button refused), and the
+    listeners hear of the changes once, after the commit."""
+    alice_table = new_private_game(h, ALICE)
+    bob_table = new_private_game(h, BOB)
+    a = _moves_shown(h, ALICE, alice_table)
+    b = _moves_shown(h, BOB, bob_table)
+    a_before, b_before = len(h.moves(alice_table)), len(h.moves(bob_table))
+    heard: list[list[Any]] = []
+    seen_committed: list[int] = []
+
+    def listener(changes: list[Any]) -> None:
+        heard.append(changes)
+        seen_committed.append(len(h.moves(alice_table)))  # another connection: committed only
+
+    h.service.listeners.append(listener)
+    move_a, move_b = sorted(a)[0], sorted(b)[0]
+    results = h.service.press_many([
+        (private(ALICE), ALICE, a[move_a], "batch-1"),
+        (private(MALLORY), MALLORY, "v1:999:0:knock", "batch-2"),   # no such table
+        (private(BOB), BOB, b[move_b], "batch-3"),
+        (private(ALICE), ALICE, a[move_a], "batch-1"),              # the same update again
+        (private(ALICE), ALICE, a[move_a], "batch-4"),              # its button is stale now
+        (private(BOB), BOB, "garbage", "batch-5"),
+    ])
+    assert all(isinstance(r, Outcome) for r in results), results
+    ok_a, forged, ok_b, again, stale, garbage = results  # type: ignore[misc]
+    assert ok_a.changed and ok_b.changed
+    assert not forged.ok and not garbage.ok and not stale.ok
+    assert again.ok and not again.changed
+    assert len(h.moves(alice_table)) > a_before and len(h.moves(bob_table)) > b_before
+    assert [m.actor for m in h.moves(alice_table)[a_before:]][0] == "player"
+    assert len(heard) == 1 and {c.table_id for c in heard[0]} == {alice_table, bob_table}
+    assert seen_committed == [len(h.moves(alice_table))]
+    with Session(h.engine) as session:
+        keys = set(session.exec(select(ProcessedUpdate.update_key).where(
+            col(ProcessedUpdate.update_key).startswith("batch-"))).all())
+    assert keys == {"batch-1", "batch-3"}  # a refused press leaves no trace, as when alone
+
+
+def test_a_press_failing_in_a_batch_leaves_no_trace_and_the_others_count(
+        h: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    alice_table = new_private_game(h, ALICE)
+    bob_table = new_private_game(h, BOB)
+    a = _moves_shown(h, ALICE, alice_table)
+    b = _moves_shown(h, BOB, bob_table)
+    before = snapshot(h.engine, alice_table)
+    real = h.service._table_press
+
+    def failing(ctx: Any, chat: Any, player: Any, user: Any, press: Any) -> Outcome:
+        out = real(ctx, chat, player, user, press)  # all its writes are made ...
+        if press.table_id == alice_table:
+            raise RuntimeError("boom")  # ... and then it fails
+        return out
+
+    monkeypatch.setattr(h.service, "_table_press", failing)
+    code = sorted(a)[0]
+    results = h.service.press_many([
+        (private(ALICE), ALICE, a[code], "fail-1"),
+        (private(BOB), BOB, b[sorted(b)[0]], "fail-2"),
+    ])
+    assert isinstance(results[0], RuntimeError)
+    assert isinstance(results[1], Outcome) and results[1].changed
+    assert snapshot(h.engine, alice_table)[:7] == before[:7]  # the table as it was
+    monkeypatch.setattr(h.service, "_table_press", real)
+    # its update key was rolled back too: the same update, delivered again, now counts
+    assert h.service.press(private(ALICE), ALICE, a[code], "fail-1").changed
+
+
 def _race(calls: list[Callable[[], Any]]) -> list[Any]:
     barrier = threading.Barrier(len(calls))
     results: list[Any] = [None] * len(calls)

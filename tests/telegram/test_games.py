@@ -17,8 +17,11 @@ from .harness import (
     BotProcess,
     Db,
     GroupGame,
+    answer_text,
     bot_texts,
     codes,
+    greet,
+    move_datas,
     play_private,
     private_menu_to_table,
 )
@@ -100,6 +103,51 @@ def test_private_game_over_aiohttp(fake: FakeBotApi, sqlite_url: str,
     _table_id, final = _greet_and_play(fake, user, "Vroni", "anfaenger", seed=12)
     assert "🏆" in final["text"]
     assert "(Bot API client: aiohttp)" in bot.log()
+
+
+def test_presses_arriving_together_count_once_each(fake: FakeBotApi, sqlite_url: str,
+                                                   start_bot: Callable[..., BotProcess],
+                                                   db_reader: Callable[[str], Db]) -> None:
+    """Presses from several chats in one getUpdates answer (handled in one transaction on
+    SQLite): every valid move counts once, a garbage and a stale press are refused, every
+    press gets exactly one answer."""
+    start_bot(sqlite_url)
+    db = db_reader(sqlite_url)
+    players = {4401: "Anni", 4402: "Beni"}
+    tables: dict[int, tuple[int, int]] = {}
+    for user, name in players.items():
+        greet(fake, user, name)
+        tables[user] = private_menu_to_table(fake, user, opponents=1)
+
+    def my_moves(user: int) -> list[str]:
+        table_id, mid = tables[user]
+        return fake.wait_for(lambda: move_datas(fake.message(user, mid), table_id), WAIT,
+                             message="a move to make")
+
+    (a, b) = players
+    moves = {user: my_moves(user) for user in players}
+    versions = {user: db.table(tables[user][0])["version"] for user in players}
+    with fake.held():
+        valid_a = fake.press(a, a, tables[a][1], moves[a][0])
+        garbage = fake.press(b, b, tables[b][1], "garbage", check_data=False)
+        valid_b = fake.press(b, b, tables[b][1], moves[b][0])
+        stale_a = fake.press(a, a, tables[a][1], moves[a][0])  # the table moved on meanwhile
+    assert answer_text(fake, valid_a) is None and answer_text(fake, valid_b) is None
+    assert "gehört nicht zu mir" in (answer_text(fake, garbage) or "")
+    assert "veraltet" in (answer_text(fake, stale_a) or "")
+    together = [len(c["response"]["result"]) for c in fake.calls("getUpdates")
+                if c.get("response") and c["response"].get("result")]
+    assert max(together) >= 4  # they did reach the bot in one batch
+    for user in players:
+        table_id = tables[user][0]
+        assert db.table(table_id)["version"] > versions[user]
+        player_moves = [m for m in db.moves(table_id) if m["actor"] == "player"]
+        assert len([m for m in player_moves if m["seq"] == versions[user] + 1]) == 1
+    for uid in (valid_a, garbage, valid_b, stale_a):
+        answers = [c for c in fake.calls("answerCallbackQuery")
+                   if c["params"].get("callback_query_id")
+                   == fake.get_update(uid)["callback_query"]["id"]]
+        assert len(answers) == 1, uid
 
 
 def test_group_game_three_people_to_the_end(fake: FakeBotApi, sqlite_url: str,
