@@ -316,6 +316,24 @@ class TelegramBot:
                 with contextlib.suppress(Exception):
                     await self.app.bot.answer_callback_query(fields["query_id"], "⚠️")
 
+    async def handle_update(self, raw: dict[str, Any]) -> None:
+        """One update from the webhook, handled to the end (committed, press answered) before
+        this returns: a plain button press the raw way, everything else through PTB."""
+        fields = press_fields(raw)
+        if fields is not None and not (_code(fields["data"]) in MANAGE_CODES
+                                       and fields["chat_type"] != ChatType.PRIVATE):
+            chat_ref, user = refs(fields["chat_id"], fields["chat_type"],
+                                  fields["chat_title"], fields["user_id"],
+                                  fields["first_name"], fields["last_name"],
+                                  fields["username"], fields["language_code"])
+            await self._raw_press(chat_ref, user, fields)
+            return
+        update = Update.de_json(raw, self.app.bot)
+        if update is None:
+            return
+        self.app.bot.insert_callback_data(update)  # type: ignore[attr-defined]
+        await self.app.process_update(update)
+
     async def on_unknown_command(self, update: Update,
                                  context: ContextTypes.DEFAULT_TYPE) -> None:
         chat = update.effective_chat
@@ -425,13 +443,10 @@ def run(cfg: Config) -> int:
     service = _service(cfg, background_checkpoints=True)
     bot = build(cfg, service, limits_from_env())
     allowed = ["message", "callback_query"]
-    if cfg.telegram_webhook_url:
-        url = cfg.telegram_webhook_url.rstrip("/")
-        path = url.rsplit("/", 1)[-1] if url.count("/") > 2 else "telegram"
-        bot.app.run_webhook(listen=cfg.telegram_webhook_listen, port=cfg.telegram_webhook_port,
-                            url_path=path, webhook_url=url,
-                            secret_token=cfg.telegram_webhook_secret,
-                            allowed_updates=allowed)
+    if cfg.telegram_webhook_url:  # Telegram's POST is answered once the update is handled
+        from .webhook import serve
+
+        asyncio.run(serve(bot, cfg, allowed))
     else:
         bot.app.run_polling(allowed_updates=allowed, poll_interval=0.0, timeout=10)
     return 0

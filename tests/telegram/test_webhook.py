@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import socket
+import time
+import urllib.error
+import urllib.request
 
 import pytest
 
-from .harness import WAIT
+from .harness import WAIT, answer_text, greet, move_datas, private_menu_to_table
 
 pytestmark = pytest.mark.e2e
 
@@ -35,3 +39,81 @@ def test_webhook_mode_receives_updates_and_answers(fake, start_bot, sqlite_url) 
     deliveries = fake.webhook_deliveries()
     assert deliveries and deliveries[-1]["status"] == 200, deliveries
     assert not fake.calls("getUpdates", since=since)  # no polling in webhook mode
+
+
+def _webhook_env(port: int) -> dict[str, str]:
+    return {"TELEGRAM_WEBHOOK_URL": f"http://127.0.0.1:{port}/hooks/tg",
+            "TELEGRAM_WEBHOOK_LISTEN": "127.0.0.1", "TELEGRAM_WEBHOOK_PORT": str(port),
+            "TELEGRAM_WEBHOOK_SECRET": "s3cr3t-token"}
+
+
+def _post(port: int, path: str, body: bytes, secret: str | None) -> int:
+    headers = {"Content-Type": "application/json"}
+    if secret is not None:
+        headers["X-Telegram-Bot-Api-Secret-Token"] = secret
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=body,
+                                     headers=headers, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as resp:
+            return resp.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+def test_webhook_confirms_an_update_only_once_handled(fake, start_bot, sqlite_url) -> None:
+    """Telegram's POST is answered after the press was committed and answered; a POST
+    without the secret token, or with a body that is no update, is turned away."""
+    port = _free_port()
+    start_bot(sqlite_url, **_webhook_env(port))
+    fake.wait_for_call("setWebhook", timeout=WAIT)
+    user = 4545
+    greet(fake, user, "Wanda")
+    table_id, message_id = private_menu_to_table(fake, user, opponents=1)
+    msg = fake.wait_for(lambda: move_datas(fake.message(user, message_id), table_id), WAIT,
+                        message="a move")
+    uid = fake.press(user, user, message_id, msg[0])
+    answer_text(fake, uid)
+    query_id = fake.get_update(uid)["callback_query"]["id"]
+    answered = next(c["time"] for c in fake.calls("answerCallbackQuery")
+                    if c["params"].get("callback_query_id") == query_id)
+    delivery = fake.wait_for(lambda: next((d for d in fake.webhook_deliveries()
+                                           if d["update_id"] == uid), None), WAIT,
+                             message="the delivery")
+    assert delivery["status"] == 200 and delivery["time"] >= answered
+    # the full path and its last segment are served (a reverse proxy may pass either)
+    update = json.dumps({"update_id": 10**9, "message": None}).encode()
+    assert _post(port, "/tg", update, secret=None) == 403
+    assert _post(port, "/hooks/tg", update, secret="wrong") == 403
+    assert _post(port, "/hooks/tg", b"{not json", secret="s3cr3t-token") == 400
+    assert _post(port, "/tg", b"[1, 2]", secret="s3cr3t-token") == 400
+    assert _post(port, "/tg", json.dumps({"update_id": 10**9}).encode(),
+                 secret="s3cr3t-token") == 200  # an update of a kind we ignore
+
+
+def test_webhook_update_killed_mid_handling_is_delivered_again(fake, start_bot,
+                                                               sqlite_url) -> None:
+    """SIGKILL while an update is being handled (here: waiting on the admin check of a group
+    command): Telegram never got its 200, delivers the update again to the restarted bot,
+    and it is handled once."""
+    port = _free_port()
+    bot = start_bot(sqlite_url, **_webhook_env(port))
+    fake.wait_for_call("setWebhook", timeout=WAIT)
+    group, user = -5001, 4646
+    since = fake.last_seq()
+    fake.set_latency(5.0)  # the admin check (getChatMember) hangs ...
+    fake.send_text(group, user, "/language en", chat_title="Stammtisch")
+    time.sleep(1.5)  # ... while the update is being handled
+    bot.kill()
+    fake.set_latency(0.0)
+    assert fake.pending_updates(), "the update must still be unconfirmed"
+    start_bot(sqlite_url, **_webhook_env(port))
+
+    def confirmations() -> list[dict]:
+        return [c for c in fake.calls("sendMessage", since=since)
+                if int(c["params"]["chat_id"]) == group
+                and "Language: English" in c["params"]["text"]]
+
+    fake.wait_for(confirmations, WAIT, message="the command handled after the restart")
+    time.sleep(0.5)
+    assert len(confirmations()) == 1
+    assert fake.pending_updates() == []
