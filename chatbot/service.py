@@ -670,8 +670,9 @@ class Service:
     def _cmd_language(self, ctx: _Ctx, chat: ChatRow, player: PlayerRow, user: UserRef,
                       args: str) -> Outcome:
         code = args.lower()[:2]
-        if code in LANGUAGES:
-            return self._set_language(ctx, chat, user, code)
+        if code in LANGUAGES:  # (the confirmation is posted once, not also as the reply)
+            self._set_language(ctx, chat, user, code)
+            return Outcome(None)
         rows = [[("Deutsch", buttons.encode(0, 0, "lang.de")),
                  ("English", buttons.encode(0, 0, "lang.en"))]]
         self._say(ctx, chat, tr(ctx.lang, "language_menu"), rows)

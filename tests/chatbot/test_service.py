@@ -500,6 +500,16 @@ def test_press_by_a_seated_player_not_on_turn_is_refused(h: Harness) -> None:
     assert snapshot(h.engine, table_id) == before
 
 
+def test_language_command_confirms_once(h: Harness) -> None:
+    """``/language en``: the chat's language changes and the confirmation is posted once (not
+    also as the command's reply)."""
+    since = max_outbox_id(h)
+    out = h.command(private(ALICE), ALICE, "language", "en")
+    assert out.ok and out.text is None
+    texts = [r.text for r in rows_since(h, since)]
+    assert texts == ["Language: English."]
+
+
 def test_commands_in_the_wrong_place_and_garbage_commands(h: Harness) -> None:
     out = h.command(GROUP, ALICE, "stop")  # no table in this chat
     assert_brief_refusal(out)
