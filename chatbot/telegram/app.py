@@ -47,6 +47,7 @@ MANAGE_CODES = ("start", "stop", "kick", "fill", "clock", "cur", "opt", "lvl")
 SWEEP_SECONDS = 2.0
 POOL_SIZE = 256  # concurrent Bot API calls (answers and outbox deliveries), as PTB's default
 MAX_PRESSES = 256  # button presses handled at once on the raw path (as PTB's concurrent updates)
+PRESS_BATCH = 16  # polled presses sharing one SQLite transaction (a bigger batch goes in parts)
 T = TypeVar("T")
 
 _COMMAND_TEXT = {
@@ -286,24 +287,30 @@ class TelegramBot:
             self._track(self._raw_presses(polled))
 
     async def _raw_presses(self, polled: list[tuple[ChatRef, UserRef, dict[str, Any]]]) -> None:
-        """Presses polled together, on SQLite: one transaction for all (``press_many``),
-        then every press is answered."""
-        outcomes: list[Outcome | BaseException]
-        try:
-            outcomes = self.service.press_many(
-                [(chat_ref, user, f["data"], str(f["update_id"])) for chat_ref, user, f in polled])
-        except Exception as exc:  # the commit failed: none of them counted
-            outcomes = [exc] * len(polled)
-        finally:
-            if isinstance(self.app.bot, LeanBot):  # committed: the updates may be confirmed
-                for _chat, _user, f in polled:
-                    self.app.bot.finished(f["update_id"])
-        answers = []
-        for (_chat, _user, f), outcome in zip(polled, outcomes, strict=True):
-            if isinstance(outcome, BaseException):
-                log.error("update %s failed: %s", f["update_id"], outcome, exc_info=outcome)
-                outcome = Outcome("⚠️", ok=False, alert=False)
-            answers.append(self._answer(f["query_id"], outcome))
+        """Presses polled together, on SQLite: up to ``PRESS_BATCH`` share a transaction
+        (``press_many``); each part is answered as soon as it is committed."""
+        answers: list[asyncio.Future[None]] = []
+        for start in range(0, len(polled), PRESS_BATCH):
+            if start:
+                await asyncio.sleep(0)  # the previous part's answers go out first
+            part = polled[start:start + PRESS_BATCH]
+            outcomes: list[Outcome | BaseException]
+            try:
+                outcomes = self.service.press_many(
+                    [(chat_ref, user, f["data"], str(f["update_id"]))
+                     for chat_ref, user, f in part])
+            except Exception as exc:  # the commit failed: none of them counted
+                outcomes = [exc] * len(part)
+            finally:
+                if isinstance(self.app.bot, LeanBot):  # committed: they may be confirmed
+                    for _chat, _user, f in part:
+                        self.app.bot.finished(f["update_id"])
+            for (_chat, _user, f), outcome in zip(part, outcomes, strict=True):
+                if isinstance(outcome, BaseException):
+                    log.error("update %s failed: %s", f["update_id"], outcome,
+                              exc_info=outcome)
+                    outcome = Outcome("⚠️", ok=False, alert=False)
+                answers.append(asyncio.ensure_future(self._answer(f["query_id"], outcome)))
         await asyncio.gather(*answers)
 
     async def _raw_press(self, chat_ref: ChatRef, user: UserRef, fields: dict[str, Any]) -> None:
