@@ -319,7 +319,9 @@ class LeanHttpClient:
         loop = asyncio.get_running_loop()
         ssl: Any = None
         if scheme == "https":
-            ssl = self.ssl_context or ssl_module.create_default_context()
+            if self.ssl_context is None:  # the system's CAs, loaded once
+                self.ssl_context = ssl_module.create_default_context()
+            ssl = self.ssl_context
         coro = loop.create_connection(lambda: _Connection(loop), host, port, ssl=ssl,
                                       server_hostname=host if ssl else None)
         _transport, conn = await (coro if connect_timeout is None
