@@ -159,7 +159,10 @@ def test_a_connection_the_server_closed_while_idle_is_not_used() -> None:
         async with Server(reply(answer(), close=True)) as server:  # keep-alive, then closes
             client = LeanHttpClient()
             assert await client.request("POST", server.url(), b"{}") == (200, OK)
-            await asyncio.sleep(0.05)  # the close arrives while the connection is idle
+            for _ in range(400):  # the close arrives while the connection is idle
+                if all(conn.closed for idle in client._idle.values() for _t, conn in idle):
+                    break
+                await asyncio.sleep(0.005)
             assert await client.request("POST", server.url(), b"{}") == (200, OK)
             assert server.connections == 2
             await client.close()
