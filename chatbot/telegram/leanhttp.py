@@ -17,16 +17,16 @@ raises ``NetworkError`` and the caller (the outbox) decides.
 from __future__ import annotations
 
 import asyncio
-import json
 import ssl as ssl_module
 from collections import deque
 from typing import Any
 from urllib.parse import urlsplit
 
-from telegram._utils.defaultvalue import DefaultValue
 from telegram._utils.types import ODVInput
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
+
+from .request import AiohttpRequest, PooledRequest
 
 MAX_HEAD = 64 * 1024  # bytes of status line and headers we accept
 MAX_BODY = 64 * 1024 * 1024
@@ -364,28 +364,14 @@ def _expire(future: asyncio.Future[Any]) -> None:
         future.set_exception(TimeoutError())
 
 
-def _pick(value: ODVInput[float], default: float | None) -> float | None:
-    return default if isinstance(value, DefaultValue) else value
-
-
-class LeanRequest(BaseRequest):
+class LeanRequest(PooledRequest):
     """python-telegram-bot's ``BaseRequest`` on ``LeanHttpClient`` (JSON bodies); requests
     with files go through aiohttp."""
 
-    def __init__(self, connection_pool_size: int = 256, read_timeout: float | None = 5.0,
-                 write_timeout: float | None = 5.0, connect_timeout: float | None = 5.0,
-                 pool_timeout: float | None = 1.0) -> None:
-        self._pool_size = connection_pool_size
-        self._read_timeout = read_timeout
-        self._write_timeout = write_timeout
-        self._connect_timeout = connect_timeout
-        self._pool_timeout = pool_timeout
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
         self._client: LeanHttpClient | None = None
         self._files: Any = None  # an AiohttpRequest, made for the first upload
-
-    @property
-    def read_timeout(self) -> float | None:
-        return self._read_timeout
 
     async def initialize(self) -> None:
         if self._client is None:
@@ -415,20 +401,20 @@ class LeanRequest(BaseRequest):
         if request_data is not None and request_data.multipart_data:
             return await self._upload(url, method, request_data, read_timeout, write_timeout,
                                       connect_timeout, pool_timeout)
-        read = _pick(read_timeout, self._read_timeout)
-        write = _pick(write_timeout, self._write_timeout)
+        read = self._pick(read_timeout, self._read_timeout)
+        write = self._pick(write_timeout, self._write_timeout)
         body: bytes | None = None
         headers = None
         if request_data is not None:
-            body = json.dumps(request_data.parameters, ensure_ascii=False).encode()
+            body = self.json_body(request_data)
             headers = {"Content-Type": "application/json"}
         try:
             return await self._client.request(
                 method, url, body, headers,
-                connect_timeout=_pick(connect_timeout, self._connect_timeout),
+                connect_timeout=self._pick(connect_timeout, self._connect_timeout),
                 # as with aiohttp: writing a small body is bounded by the read timeout too
                 read_timeout=None if read is None else read + (write or 0.0),
-                pool_timeout=_pick(pool_timeout, self._pool_timeout))
+                pool_timeout=self._pick(pool_timeout, self._pool_timeout))
         except TimeoutError as err:
             raise TimedOut from err
         except (OSError, ProtocolError) as err:
@@ -436,8 +422,6 @@ class LeanRequest(BaseRequest):
 
     async def _upload(self, url: str, method: str, request_data: RequestData,
                       *timeouts: ODVInput[float]) -> tuple[int, bytes]:
-        from .request import AiohttpRequest
-
         if self._files is None:
             self._files = AiohttpRequest(4, self._read_timeout, self._write_timeout,
                                          self._connect_timeout, self._pool_timeout)

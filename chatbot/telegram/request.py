@@ -34,8 +34,9 @@ def _timeout(connect: float | None, pool: float | None, read: float | None,
         sock_read=None if read is None else read + (write or 0.0))
 
 
-class AiohttpRequest(BaseRequest):
-    """``BaseRequest`` over one ``aiohttp.ClientSession`` with a bounded connection pool."""
+class PooledRequest(BaseRequest):
+    """What the bot's request backends share: a pool size, PTB's four timeouts with their
+    defaults, and the JSON body of a request without files."""
 
     def __init__(self, connection_pool_size: int = 256, read_timeout: float | None = 5.0,
                  write_timeout: float | None = 5.0, connect_timeout: float | None = 5.0,
@@ -45,11 +46,27 @@ class AiohttpRequest(BaseRequest):
         self._write_timeout = write_timeout
         self._connect_timeout = connect_timeout
         self._pool_timeout = pool_timeout
-        self._session: aiohttp.ClientSession | None = None
 
     @property
     def read_timeout(self) -> float | None:
         return self._read_timeout
+
+    @staticmethod
+    def _pick(value: ODVInput[float], default: float | None) -> float | None:
+        return default if isinstance(value, DefaultValue) else value
+
+    @staticmethod
+    def json_body(request_data: RequestData) -> bytes:
+        """One JSON body (the Bot API takes application/json): no form encoding."""
+        return json.dumps(request_data.parameters, ensure_ascii=False).encode()
+
+
+class AiohttpRequest(PooledRequest):
+    """``BaseRequest`` over one ``aiohttp.ClientSession`` with a bounded connection pool."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._session: aiohttp.ClientSession | None = None
 
     async def initialize(self) -> None:
         if self._session is None or self._session.closed:
@@ -61,10 +78,6 @@ class AiohttpRequest(BaseRequest):
         session, self._session = self._session, None
         if session is not None and not session.closed:
             await session.close()
-
-    @staticmethod
-    def _pick(value: ODVInput[float], default: float | None) -> float | None:
-        return default if isinstance(value, DefaultValue) else value
 
     async def do_request(
         self,
@@ -98,9 +111,8 @@ class AiohttpRequest(BaseRequest):
                     filename, content, mimetype = part  # type: ignore[misc]
                     form.add_field(name, content, filename=filename, content_type=mimetype)
                 data = form
-            else:  # one JSON body (the Bot API takes application/json): no form encoding
-                data = json.dumps(request_data.parameters, ensure_ascii=False).encode()
-                headers = _JSON
+            else:
+                data, headers = self.json_body(request_data), _JSON
         try:
             async with self._session.request(method, url, data=data, headers=headers,
                                              timeout=timeout) as resp:
