@@ -394,7 +394,7 @@ class _Batch:
     """Inputs sharing one transaction (``Service.press_many``)."""
 
     conn: Connection
-    done: list[_Ctx | None] = field(default_factory=list)  # to notify after the commit
+    touched: dict[int, TableRow] = field(default_factory=dict)  # told after the commit
 
 
 @dataclass
@@ -455,12 +455,16 @@ class Service:
         return Session(self._reader)
 
     def _notify(self, ctx: _Ctx | None) -> None:
+        touched = {} if ctx is None else ctx.touched
         batch: _Batch | None = getattr(self._local, "batch", None)
         if batch is not None:  # told once the batch has committed
-            batch.done.append(ctx)
+            batch.touched.update(touched)
             return
-        changes = [] if ctx is None else [
-            Change(t.id, t.version, t.next_deadline) for t in ctx.touched.values()]  # type: ignore[arg-type]
+        self._tell(list(touched.values()))
+
+    def _tell(self, tables: list[TableRow]) -> None:
+        """Tell the listeners which tables a commit changed (new version, next deadline)."""
+        changes = [Change(t.id, t.version, t.next_deadline) for t in tables]
         for listener in self.listeners:
             try:
                 listener(changes)
@@ -604,11 +608,9 @@ class Service:
                 return [self.press(chat_ref, user, data, key)]
             except Exception as exc:
                 return [exc]
-        batch = _Batch(conn=None)  # type: ignore[arg-type]
         results: list[Outcome | BaseException] = []
         with self._write_lock, self.engine.connect() as conn, conn.begin():
-            batch.conn = conn
-            self._local.batch = batch
+            batch = self._local.batch = _Batch(conn)
             try:
                 for chat_ref, user, data, key in presses:
                     try:
@@ -617,11 +619,7 @@ class Service:
                         results.append(exc)
             finally:
                 self._local.batch = None
-        merged = _Ctx(None, "", "", self.clock())  # type: ignore[arg-type]
-        for ctx in batch.done:
-            if ctx is not None:
-                merged.touched.update(ctx.touched)
-        self._notify(merged)
+        self._tell(list(batch.touched.values()))
         return results
 
     def reply(self, chat_ref: ChatRef, text: str) -> None:

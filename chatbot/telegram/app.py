@@ -260,17 +260,27 @@ class TelegramBot:
         except Exception as exc:  # a too-old query cannot be answered; the press still counts
             log.info("table %s: could not answer callback: %s", outcome.table_id, exc)
 
-    def _raw_update(self, raw: dict[str, Any]) -> bool:
-        """The polling bot's raw first look (see ``leanbot``): take a plain button press
-        unless it needs the admin check; everything else goes the PTB way."""
+    @staticmethod
+    def _plain_press(raw: dict[str, Any]) -> tuple[ChatRef, UserRef, dict[str, Any]] | None:
+        """A raw update that is a plain button press (one that needs no admin check): who
+        pressed where, and the press's fields; ``None`` for anything else."""
         fields = press_fields(raw)
         if fields is None:
-            return False
+            return None
         if _code(fields["data"]) in MANAGE_CODES and fields["chat_type"] != ChatType.PRIVATE:
-            return False
+            return None
         chat_ref, user = refs(fields["chat_id"], fields["chat_type"], fields["chat_title"],
                               fields["user_id"], fields["first_name"], fields["last_name"],
                               fields["username"], fields["language_code"])
+        return chat_ref, user, fields
+
+    def _raw_update(self, raw: dict[str, Any]) -> bool:
+        """The polling bot's raw first look (see ``leanbot``): take a plain button press;
+        everything else goes the PTB way."""
+        press = self._plain_press(raw)
+        if press is None:
+            return False
+        chat_ref, user, fields = press
         if self.db is not None:  # other databases: each press on an input thread
             self._track(self._raw_press(chat_ref, user, fields))
             return True
@@ -326,14 +336,9 @@ class TelegramBot:
     async def handle_update(self, raw: dict[str, Any]) -> None:
         """One update from the webhook, handled to the end (committed, press answered) before
         this returns: a plain button press the raw way, everything else through PTB."""
-        fields = press_fields(raw)
-        if fields is not None and not (_code(fields["data"]) in MANAGE_CODES
-                                       and fields["chat_type"] != ChatType.PRIVATE):
-            chat_ref, user = refs(fields["chat_id"], fields["chat_type"],
-                                  fields["chat_title"], fields["user_id"],
-                                  fields["first_name"], fields["last_name"],
-                                  fields["username"], fields["language_code"])
-            await self._raw_press(chat_ref, user, fields)
+        press = self._plain_press(raw)
+        if press is not None:
+            await self._raw_press(*press)
             return
         update = Update.de_json(raw, self.app.bot)
         if update is None:
