@@ -317,8 +317,8 @@ class TelegramBot:
                         self.app.bot.finished(f["update_id"])
             for (_chat, _user, f), outcome in zip(part, outcomes, strict=True):
                 if isinstance(outcome, BaseException):
-                    log.error("update %s failed: %s", f["update_id"], outcome,
-                              exc_info=outcome)
+                    log.error("table %s: update %s failed: %s", _table(f["data"]),
+                              f["update_id"], outcome, exc_info=outcome)
                     outcome = Outcome("⚠️", ok=False, alert=False)
                 answers.append(asyncio.ensure_future(self._answer(f["query_id"], outcome)))
         await asyncio.gather(*answers)
@@ -329,7 +329,8 @@ class TelegramBot:
                 await self._press(chat_ref, user, fields["data"], fields["update_id"],
                                   fields["query_id"])
             except Exception as exc:
-                log.error("update %s failed: %s", fields["update_id"], exc, exc_info=exc)
+                log.error("table %s: update %s failed: %s", _table(fields["data"]),
+                          fields["update_id"], exc, exc_info=exc)
                 with contextlib.suppress(Exception):
                     await self.app.bot.answer_callback_query(fields["query_id"], "⚠️")
 
@@ -380,6 +381,12 @@ class TelegramBot:
 def _code(data: str) -> str:
     """The code part of button data (``v1:<table>:<version>:<code>[.<arg>]``)."""
     return data.split(":", 3)[-1].split(".")[0]
+
+
+def _table(data: str) -> str:
+    """The table id in button data, for logs ("?" if the data names none)."""
+    parts = data.split(":", 3)
+    return parts[1] if len(parts) == 4 and parts[1].isdigit() else "?"
 
 
 def refs(chat_id: int, chat_type: str | None, title: str | None, user_id: int,

@@ -23,3 +23,11 @@ def test_mention_offsets_count_utf16_units() -> None:
 def test_text_without_mentions_is_left_alone() -> None:
     for text in ("Runde 1 vorbei", "[x](https://example.org)", "[](tg://user?id=3)"):
         assert mentions(text) == (text, None)
+
+
+def test_button_data_parts_for_logs_and_routing() -> None:
+    from chatbot.telegram.app import _code, _table
+
+    assert (_table("v1:42:7:swap.7H.AS"), _code("v1:42:7:swap.7H.AS")) == ("42", "swap")
+    assert _table("garbage") == "?" and _table("v1:zz:1:knock") == "?"
+    assert _code("v1:0:0:g.schwimmen.2") == "g"
