@@ -317,11 +317,16 @@ class TelegramBot:
                         self.app.bot.finished(f["update_id"])
             for (_chat, _user, f), outcome in zip(part, outcomes, strict=True):
                 if isinstance(outcome, BaseException):
-                    log.error("table %s: update %s failed: %s", _table(f["data"]),
-                              f["update_id"], outcome, exc_info=outcome)
-                    outcome = Outcome("⚠️", ok=False, alert=False)
+                    outcome = self._failed(f, outcome)
                 answers.append(asyncio.ensure_future(self._answer(f["query_id"], outcome)))
         await asyncio.gather(*answers)
+
+    @staticmethod
+    def _failed(fields: dict[str, Any], exc: BaseException) -> Outcome:
+        """Log a press that failed (with its table id); the short answer it gets."""
+        log.error("table %s: update %s failed: %s", _table(fields["data"]),
+                  fields["update_id"], exc, exc_info=exc)
+        return Outcome("⚠️", ok=False, alert=False)
 
     async def _raw_press(self, chat_ref: ChatRef, user: UserRef, fields: dict[str, Any]) -> None:
         async with self._press_slots:
@@ -329,10 +334,7 @@ class TelegramBot:
                 await self._press(chat_ref, user, fields["data"], fields["update_id"],
                                   fields["query_id"])
             except Exception as exc:
-                log.error("table %s: update %s failed: %s", _table(fields["data"]),
-                          fields["update_id"], exc, exc_info=exc)
-                with contextlib.suppress(Exception):
-                    await self.app.bot.answer_callback_query(fields["query_id"], "⚠️")
+                await self._answer(fields["query_id"], self._failed(fields, exc))
 
     async def handle_update(self, raw: dict[str, Any]) -> None:
         """One update from the webhook, handled to the end (committed, press answered) before
