@@ -11,35 +11,16 @@ from engine import GAMES
 from engine.bots import LEVELS
 
 
-def _service(cfg, background_checkpoints: bool = False, **overrides):  # type: ignore[no-untyped-def]
-    """The service on ``DATABASE_URL``, migrated. ``background_checkpoints``: SQLite's WAL
-    checkpoints in a thread of their own (for inputs run on an event loop)."""
-    from storage.db import checkpoint_in_background, make_engine, migrate
-
-    from .service import Service, Settings
-
-    engine = make_engine(cfg.database_url)
-    if background_checkpoints:  # before the first connection: all of them leave it to the thread
-        checkpoint_in_background(engine)
-    migrate(engine)
-    settings = Settings(cpu_delay=cfg.cpu_delay, group_timeout=cfg.group_timeout,
-                        next_round_delay=cfg.next_round_delay,
-                        default_language=cfg.default_language,
-                        experte_budget=cfg.experte_budget)
-    for key, value in overrides.items():
-        setattr(settings, key, value)
-    return Service(engine, settings)
-
-
 def cmd_play(args: argparse.Namespace) -> int:
     from . import config
     from .console.app import ConsoleGame
+    from .wiring import build_service
 
     cfg = config.load()
     lang = args.lang or cfg.default_language
     game = GAMES[args.game]
     players = args.players or min(max(3, game.MIN_SEATS), game.MAX_SEATS)
-    service = _service(cfg, cpu_delay=0.0, next_round_delay=0.0)
+    service = build_service(cfg, cpu_delay=0.0, next_round_delay=0.0)
     options = {"hands": args.hands} if args.hands is not None else None
     return ConsoleGame(service, args.game, players, args.level, lang=lang,
                        options=options).run()

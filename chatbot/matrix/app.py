@@ -740,11 +740,11 @@ def _localpart(user_id: str) -> str:
 
 def run(cfg: Config) -> int:
     """``stammtisch matrix``: sync until SIGTERM/SIGINT."""
-    from ..cli import _service
+    from ..wiring import build_service
 
     if cfg.matrix_homeserver and not urlparse(cfg.matrix_homeserver).scheme:
         raise SystemExit("MATRIX_HOMESERVER must be a URL, e.g. https://matrix.example.org")
-    service = _service(cfg)
+    service = build_service(cfg)
 
     async def main() -> None:
         bot = MatrixBot(cfg, service)

@@ -459,9 +459,9 @@ def limits_from_env() -> Limits:
 
 def run(cfg: Config) -> int:
     """``stammtisch telegram``: long polling, or a webhook when TELEGRAM_WEBHOOK_URL is set."""
-    from ..cli import _service
+    from ..wiring import build_service
 
-    service = _service(cfg, background_checkpoints=True)
+    service = build_service(cfg, background_checkpoints=True)
     bot = build(cfg, service, limits_from_env())
     allowed = ["message", "callback_query"]
     if cfg.telegram_webhook_url:  # Telegram's POST is answered once the update is handled

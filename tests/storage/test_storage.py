@@ -297,12 +297,12 @@ def test_sqlite_checkpoints_run_in_the_background(tmp_path) -> None:  # type: ig
 def test_the_telegram_service_leaves_checkpoints_to_the_thread(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """``stammtisch telegram`` opens its engine with background checkpoints from the first
     connection on (migrations included), and its writers still share one write lock."""
-    from chatbot.cli import _service
+    from chatbot.wiring import build_service
     from chatbot.config import load
     from storage.db import stop_background_checkpoints, write_lock
 
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'bot.db'}")
-    service = _service(load(None), background_checkpoints=True)
+    service = build_service(load(None), background_checkpoints=True)
     try:
         with service.engine.connect() as conn:
             assert conn.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar() == 0

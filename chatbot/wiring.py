@@ -1,0 +1,31 @@
+"""Builds the service from the configuration: the one place the CLI and the adapters share.
+
+The CLI sits on top of everything and nothing imports it; the adapters' ``run`` functions
+get their service from here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from storage.db import checkpoint_in_background, make_engine, migrate
+
+from .config import Config
+from .service import Service, Settings
+
+
+def build_service(cfg: Config, background_checkpoints: bool = False,
+                  **overrides: Any) -> Service:
+    """The service on ``DATABASE_URL``, migrated. ``background_checkpoints``: SQLite's WAL
+    checkpoints in a thread of their own (for inputs run on an event loop)."""
+    engine = make_engine(cfg.database_url)
+    if background_checkpoints:  # before the first connection: all of them leave it to the thread
+        checkpoint_in_background(engine)
+    migrate(engine)
+    settings = Settings(cpu_delay=cfg.cpu_delay, group_timeout=cfg.group_timeout,
+                        next_round_delay=cfg.next_round_delay,
+                        default_language=cfg.default_language,
+                        experte_budget=cfg.experte_budget)
+    for key, value in overrides.items():
+        setattr(settings, key, value)
+    return Service(engine, settings)
