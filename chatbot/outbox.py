@@ -13,7 +13,6 @@ import hashlib
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from types import SimpleNamespace
 from typing import Any, Protocol
 
 from sqlalchemy import bindparam, update
@@ -23,7 +22,6 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from storage import fastsql
 from storage.db import read_only, utcnow, write_lock
 from storage.models import MessageSlot, Outbox
 
@@ -122,8 +120,7 @@ class OutboxStore:
         """Rows due now, oldest first; older views of a slot are dropped for the newest."""
         now = now or self.clock()
         with self._reader.connect() as conn, conn.begin():
-            rows = [SimpleNamespace(**r) for r in fastsql.fetch_all(
-                conn, _PENDING, {"platform": self.platform, "limit": limit})]
+            rows = conn.execute(_PENDING, {"platform": self.platform, "limit": limit}).all()
             waiting: set[str] = set()  # chats with an earlier row not due yet: keep order
             due_rows = []
             for r in rows:
@@ -172,10 +169,10 @@ class OutboxStore:
         with self._write_lock, self.engine.begin() as conn:
             upsert = _slot_upsert(conn.dialect.name)
             for item, message_id in delivered:
-                found = fastsql.run(conn, _SENT, {"row_id": item.id, "sent_at": now})
+                found = conn.execute(_SENT, {"row_id": item.id, "sent_at": now}).rowcount
                 if not found or not item.slot or message_id is None:
                     continue
-                fastsql.run(conn, upsert, {
+                conn.execute(upsert, {
                     "platform": self.platform, "chat": item.chat, "slot": item.slot,
                     "message_id": message_id, "text_hash": item.text_hash or _hash(item.text, item.rows),
                     "updated_at": now})

@@ -17,6 +17,7 @@ from sqlmodel import Session, SQLModel, select
 
 import storage.models  # noqa: F401  (registers the tables)
 from chatbot.service import Service
+from chatbot.service.store import lock_table
 from storage.db import DEFAULT_URL, database_url, make_engine, migrate, transaction, utcnow
 from storage.models import Chat, GameTable, KeyValue, Move, ProcessedUpdate
 
@@ -160,8 +161,8 @@ def test_table_lock_serializes_concurrent_writers(db_engine: Engine) -> None:
         try:
             barrier.wait()
             for _ in range(50):
-                with service._tx() as session:  # writes the changed row before commit
-                    table = service._lock_table(session, table_id)  # type: ignore[arg-type]
+                with service.tx.tx() as session:  # writes the changed row before commit
+                    table = lock_table(session, table_id)  # type: ignore[arg-type]
                     assert table is not None
                     table.version += 1
         except BaseException as exc:
@@ -184,7 +185,7 @@ def test_postgres_table_lock_is_select_for_update(pg_engine: Engine) -> None:
     with transaction(pg_engine) as session:
         table_id = _chat_and_table(session).id
     with transaction(pg_engine) as session:
-        assert Service(pg_engine)._lock_table(session, table_id) is not None  # type: ignore[arg-type]
+        assert lock_table(session, table_id) is not None  # type: ignore[arg-type]
         with pg_engine.connect() as other, pytest.raises(sa.exc.OperationalError,
                                                          match="could not obtain lock"):
             other.execute(sa.text("SELECT id FROM game_table WHERE id = :id FOR UPDATE NOWAIT"),
@@ -297,8 +298,8 @@ def test_sqlite_checkpoints_run_in_the_background(tmp_path) -> None:  # type: ig
 def test_the_telegram_service_leaves_checkpoints_to_the_thread(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """``stammtisch telegram`` opens its engine with background checkpoints from the first
     connection on (migrations included), and its writers still share one write lock."""
-    from chatbot.wiring import build_service
     from chatbot.config import load
+    from chatbot.wiring import build_service
     from storage.db import stop_background_checkpoints, write_lock
 
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'bot.db'}")
@@ -306,7 +307,7 @@ def test_the_telegram_service_leaves_checkpoints_to_the_thread(tmp_path, monkeyp
     try:
         with service.engine.connect() as conn:
             assert conn.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar() == 0
-        assert write_lock(service.engine) is service._write_lock
+        assert write_lock(service.engine) is service.tx.write_lock
     finally:
         stop_background_checkpoints(service.engine)
         service.engine.dispose()

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from chatbot.service import _UI_CODES
+from chatbot.service import UI
 from engine import GAMES
 from tests.fakes.telegram_api import FakeBotApi
 
@@ -49,7 +49,7 @@ from .harness import (
 )
 
 # Table buttons that are no move and no selection step (lobby, "my cards", "next round" …).
-TABLE_UI = {*_UI_CODES, "next"}
+TABLE_UI = {*UI, "next"}
 POLL = 0.005  # seconds between two looks at a message while a private game is played
 _CARD = re.compile(r"(?<![0-9A-Za-z])(?:(10|[2-9JQKA])([♣♠♥♦])|(BJ|RJ)(?![0-9A-Za-z]))")
 

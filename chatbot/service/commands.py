@@ -1,0 +1,104 @@
+"""Slash commands: ``/start``, ``/help``, ``/rules``, ``/language``, ``/new``, ``/stop``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from storage.models import Chat, Player
+
+from .. import buttons
+from ..i18n import LANGUAGES, tr
+from ..presenters import PRESENTERS, presenter
+from . import lobby, menus, outgoing, play, store
+from .api import Outcome, Refusal, UserRef
+from .transaction import Ctx
+
+Command = Callable[[Ctx, Chat, Player, UserRef, str], Outcome]
+
+
+def start(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outcome:
+    outgoing.say(ctx, chat, tr(ctx.lang, "welcome"))
+    if chat.kind == "private":
+        # Now we may write to them: send their hand at every group table they sit at
+        # (a deep link ``/start t<id>`` comes from one of those tables).
+        for table in store.group_tables_of(ctx.session, player):
+            play.show(ctx, table)
+    return Outcome(None)
+
+
+def help_(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outcome:
+    outgoing.say(ctx, chat, tr(ctx.lang, "help"))
+    return Outcome(None)
+
+
+def rules(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outcome:
+    game = args.lower() if args.lower() in PRESENTERS else None
+    ids = [game] if game else list(PRESENTERS)
+    outgoing.say(ctx, chat, "\n\n".join(PRESENTERS[g].rules(ctx.lang) for g in ids))
+    return Outcome(None)
+
+
+def language(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outcome:
+    code = args.lower()[:2]
+    if code in LANGUAGES:  # (the confirmation is posted once, not also as the reply)
+        set_language(ctx, chat, user, code)
+        return Outcome(None)
+    rows = [[("Deutsch", buttons.encode(0, 0, "lang.de")),
+             ("English", buttons.encode(0, 0, "lang.en"))]]
+    outgoing.say(ctx, chat, tr(ctx.lang, "language_menu"), rows)
+    return Outcome(None)
+
+
+def set_language(ctx: Ctx, chat: Chat, user: UserRef, code: str) -> Outcome:
+    if chat.kind == "group" and not lobby.may_manage(user, None, None):
+        raise Refusal(tr(ctx.lang, "stop_denied"))
+    chat.language = code
+    ctx.lang = code
+    outgoing.say(ctx, chat, tr(code, "language_set"))
+    return Outcome(tr(code, "language_set"))
+
+
+def new(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outcome:
+    words = args.lower().split()
+    parts = [w for w in words if "=" not in w]
+    if chat.kind == "group" and store.open_table(ctx.session, chat) is not None:
+        raise Refusal(tr(ctx.lang, "busy_table"), alert=False)
+    if parts and parts[0] in PRESENTERS:
+        opts = option_words(ctx, parts[0], [w for w in words if "=" in w])
+        return menus.menu_press(ctx, chat, player, user, "g." + ".".join(parts[:3]),
+                                engine_options=opts)
+    rows = [[(presenter(g).NAMES.get(ctx.lang, g), buttons.encode(0, 0, f"g.{g}"))]
+            for g in PRESENTERS]
+    outgoing.say(ctx, chat, tr(ctx.lang, "choose_game"), rows, slot="menu", repost=True)
+    return Outcome(None)
+
+
+def stop(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outcome:
+    table_id = store.open_table(ctx.session, chat)
+    if table_id is None:
+        raise Refusal(tr(ctx.lang, "no_table"), alert=False)
+    table = store.lock_table(ctx.session, table_id)
+    assert table is not None
+    if not lobby.may_manage(user, player, table):
+        raise Refusal(tr(ctx.lang, "stop_denied"), alert=False)
+    return play.stop_table(ctx, table)
+
+
+def option_words(ctx: Ctx, game_id: str, words: list[str]) -> dict[str, Any]:
+    """Engine options given as ``key=value`` after ``/new <game>`` (per OPTION_CHOICES)."""
+    choices = getattr(presenter(game_id), "OPTION_CHOICES", {})
+    out: dict[str, Any] = {}
+    for word in words:
+        key, _, value = word.partition("=")
+        match = [v for v in choices.get(key, []) if str(v).lower() == value]
+        if not match:
+            raise Refusal(tr(ctx.lang, "unknown_command"), alert=False)
+        out[key] = match[0]
+    return out
+
+
+COMMANDS: dict[str, Command] = {
+    "start": start, "help": help_, "rules": rules, "language": language, "new": new,
+    "stop": stop,
+}

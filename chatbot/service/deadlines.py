@@ -1,0 +1,163 @@
+"""Deadlines and the turn clock: every table's next deadline lives in its row (a reminder at
+half time, the timeout, a CPU move, the next round) and is claimed once, in a transaction that
+locks the table and checks its version, however many processes or restarts race for it."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+from sqlmodel import col, select
+
+import fsm
+from storage.models import GameTable, Seat
+
+from . import cpu, outgoing, play, store
+from .api import Refusal, Settings
+from .transaction import Ctx, Transactions
+
+log = logging.getLogger(__name__)
+
+
+class _PlanFirst(Exception):
+    """Leave the claim: a slow CPU level decides first, outside the transaction."""
+
+
+def schedule(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel) -> None:
+    """Set the table's next deadline from its state (all time lives in the database)."""
+    table.next_deadline, table.deadline_kind, table.reminded = None, None, False
+    ctx.touch(table)
+    if model.state in (fsm.EXCHANGE, fsm.TURN, fsm.FINAL_ROUND):
+        seat_no = model.game.to_act(model.engine_state)
+        seat = next((s for s in seats if s.seat_no == seat_no), None)
+        if seat is None:
+            return
+        if seat.is_cpu or seat.away:
+            table.deadline_kind = "cpu"
+            table.next_deadline = ctx.now + timedelta(seconds=ctx.settings.cpu_delay)
+        elif table.turn_timeout > 0:
+            table.deadline_kind = "remind"
+            table.next_deadline = ctx.now + timedelta(seconds=table.turn_timeout / 2)
+    elif model.state == fsm.PAYOUT and (not table.is_private or _all_cpu(seats)
+                                        or _humans_out(seats, model)):
+        table.deadline_kind = "next"
+        table.next_deadline = ctx.now + timedelta(seconds=ctx.settings.next_round_delay)
+
+
+def _humans_out(seats: list[Seat], model: fsm.TableModel) -> bool:
+    """Every person at the table is out of the game: the CPUs play on by themselves."""
+    out = getattr(model.engine_state, "out", None)
+    if out is None:
+        return False
+    return all(out[s.seat_no] for s in seats if not s.is_cpu and s.seat_no < len(out))
+
+
+def _all_cpu(seats: list[Seat]) -> bool:
+    return all(s.is_cpu or s.away for s in seats)
+
+
+def remind(ctx: Ctx, table: GameTable, seats: list[Seat]) -> None:
+    """Half the turn clock has run: remind the player on turn, arm the timeout."""
+    seat = cpu.on_turn(seats, play.model(table, seats))
+    player = store.get_player(ctx.session, seat.player_id)
+    remaining = table.turn_timeout - table.turn_timeout // 2
+    outgoing.announce(ctx, table, "reminder",
+                      mention=outgoing.mention(ctx.platform, player, seat), seconds=remaining)
+    table.reminded = True
+    table.deadline_kind = "timeout"
+    table.next_deadline = ctx.now + timedelta(seconds=remaining)
+    ctx.touch(table)
+
+
+class Deadlines:
+    """Finds due deadlines and fires them, once."""
+
+    def __init__(self, tx: Transactions, settings: Settings, decisions: cpu.Decisions,
+                 clock: Callable[[], datetime], notify: Callable[[Ctx | None], None]) -> None:
+        self.tx, self.settings, self.decisions = tx, settings, decisions
+        self.clock, self.notify = clock, notify
+
+    def due(self, now: datetime | None = None, limit: int = 100) -> list[tuple[int, int]]:
+        """Tables whose deadline has passed: (table id, version) to claim with ``fire``."""
+        now = now or self.clock()
+        with self.tx.read() as session:
+            rows = session.exec(select(GameTable.id, GameTable.version).where(
+                col(GameTable.next_deadline).is_not(None), col(GameTable.next_deadline) <= now)
+                .order_by(col(GameTable.next_deadline)).limit(limit)).all()
+        return [(r[0], r[1]) for r in rows]  # type: ignore[misc]
+
+    def upcoming(self, limit: int = 1000) -> list[tuple[int, int, datetime]]:
+        """Upcoming deadlines (table id, version, when), soonest first: for arming jobs."""
+        with self.tx.read() as session:
+            rows = session.exec(select(GameTable.id, GameTable.version, GameTable.next_deadline)
+                                .where(col(GameTable.next_deadline).is_not(None))
+                                .order_by(col(GameTable.next_deadline)).limit(limit)).all()
+        return [(r[0], r[1], r[2]) for r in rows]  # type: ignore[misc]
+
+    def fire(self, table_id: int, version: int, *, may_think: bool = True) -> bool | None:
+        """Claim and run a table's deadline. Runs once: a stale or early claim does nothing.
+
+        A CPU level that thinks against a clock (Experte) decides before the claim, outside any
+        transaction (it may think for a second; no table or database lock is held meanwhile);
+        the claim then checks that the table is still at the version the move was decided for.
+        The quick levels decide inside the claim, which saves reading the table twice.
+        ``may_think=False``: where such thinking must not run (an event loop), return ``None``
+        instead, having changed nothing; the caller fires again where it may.
+        """
+        planned: str | None = None
+        plan_first = True
+        while True:
+            try:
+                with self.tx.tx() as session:
+                    table = store.lock_table(session, table_id)
+                    now = self.clock()
+                    if (table is None or table.version != version or table.next_deadline is None
+                            or table.next_deadline > now):
+                        return False
+                    seats = store.seats(session, table)
+                    kind = table.deadline_kind
+                    if kind in ("cpu", "timeout") and plan_first and \
+                            cpu.thinks_long(table, seats):
+                        raise _PlanFirst
+                    chat = store.get_chat(session, table.chat_id)
+                    ctx = Ctx(session, chat.platform if chat else "?",
+                              outgoing.language_of(chat, self.settings), now, self.settings,
+                              self.decisions)
+                    if kind == "remind":
+                        remind(ctx, table, seats)
+                    elif kind in ("cpu", "timeout"):
+                        cpu.turn(ctx, table, seats, timed_out=kind == "timeout",
+                                 planned=planned)
+                    elif kind == "next":
+                        play.next_round(ctx, table, seats)
+                    else:
+                        table.next_deadline = None
+            except _PlanFirst:
+                if not may_think:
+                    return None
+                plan_first = False
+                try:
+                    planned = self._plan(table_id, version)
+                except Exception:
+                    log.exception("table %s: CPU decision failed", table_id)
+                continue
+            except Refusal as exc:
+                log.warning("table %s: deadline refused: %s", table_id, exc.text)
+                return False
+            except Exception:
+                log.exception("table %s: deadline failed", table_id)
+                return False
+            self.notify(ctx)
+            return True
+
+    def _plan(self, table_id: int, version: int) -> str | None:
+        """Decide a due CPU move without locking anything (``None`` if none is due)."""
+        with self.tx.read() as session:
+            table = session.get(GameTable, table_id)
+            if (table is None or table.version != version or table.next_deadline is None
+                    or table.deadline_kind not in ("cpu", "timeout")):
+                return None
+            seats = store.seats(session, table)
+            return self.decisions.decide(table, seats, play.model(table, seats))
+

@@ -1,0 +1,222 @@
+"""``Service``: the use cases of the bot over one database, as the adapters call them.
+
+Every input runs in one transaction (``transaction``) that locks its chat and table; a
+repeated update id is ignored; a stale or foreign press changes nothing and gets a short
+answer. The work itself lives in the modules named for it: ``commands``, ``menus``,
+``lobby``, ``play``, ``cpu``, ``deadlines``, ``outgoing``, ``queries``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import select
+
+from storage.db import utcnow
+from storage.models import GameTable, Move, Player
+
+from .. import buttons
+from ..i18n import DEFAULT_LANGUAGE, pick_language, tr
+from . import commands, cpu, menus, outgoing, play, store
+from .api import Change, ChatRef, Outcome, Refusal, Settings, UserRef
+from .deadlines import Deadlines
+from .queries import Queries
+from .transaction import Ctx, Transactions
+
+log = logging.getLogger(__name__)
+Press = tuple[ChatRef, UserRef, str | None, str | None]
+_TRIES = 2  # an input that meets a unique-key race runs once more (it then sees the winner)
+
+
+class Service:
+    """The use cases of the bot, over one database."""
+
+    def __init__(self, engine: Engine, settings: Settings | None = None,
+                 clock: Callable[[], datetime] = utcnow) -> None:
+        self.engine = engine
+        self.settings = settings or Settings()
+        self.clock = clock
+        # Told after each commit with effects (outbox rows, deadlines): adapters wake their
+        # outbox sender and arm the deadlines. Called on the thread that ran the input.
+        self.listeners: list[Callable[[list[Change]], None]] = []
+        self.tx = Transactions(engine)
+        self.decisions = cpu.Decisions(self.settings)
+        self.deadlines = Deadlines(self.tx, self.settings, self.decisions, clock, self._notify)
+        self.queries = Queries(self.tx)
+
+    # ------------------------------------------------------------------ inputs
+    @contextmanager
+    def _input(self, chat_ref: ChatRef, user: UserRef | None,
+               update_key: str | None) -> Iterator[tuple[Ctx, Any, Player | None] | None]:
+        """An input's transaction with its context, chat and person; ``None`` when the
+        update was handled before."""
+        with self.tx.tx() as session:
+            now = self.clock()
+            if self.tx.seen(session, chat_ref.platform, update_key, now):
+                yield None
+                return
+            chat = store.chat_for(session, chat_ref, now)
+            player = None if user is None else \
+                store.player_for(session, chat_ref.platform, user, chat_ref, now)
+            lang = pick_language(chat.language, user.language if user else None,
+                                 self.settings.default_language)
+            yield Ctx(session, chat_ref.platform, lang, now, self.settings, self.decisions), \
+                chat, player
+
+    def _run(self, chat_ref: ChatRef, user: UserRef | None, update_key: str | None,
+             work: Callable[[Ctx, Any, Any], Outcome], repeated: Outcome) -> Outcome:
+        """Run an input: refusals change nothing; a unique-key race is run once more."""
+        for attempt in range(_TRIES):
+            try:
+                with self._input(chat_ref, user, update_key) as got:
+                    if got is None:
+                        return repeated
+                    ctx, chat, player = got
+                    out = work(ctx, chat, player)
+            except Refusal as exc:
+                return Outcome(exc.text, ok=False, alert=exc.alert)
+            except IntegrityError:
+                if attempt + 1 == _TRIES:
+                    raise
+                log.info("input in %s met a concurrent insert; running it again",
+                         chat_ref.external_id)
+                continue
+            self._notify(ctx)
+            return out
+        raise AssertionError("unreachable")
+
+    def command(self, chat_ref: ChatRef, user: UserRef, name: str, args: str = "",
+                update_key: str | None = None) -> Outcome:
+        """A slash command (``start``, ``help``, ``rules``, ``language``, ``new``, ``stop``)."""
+        handler = commands.COMMANDS.get(name)
+
+        def work(ctx: Ctx, chat: Any, player: Any) -> Outcome:
+            if handler is None:
+                return Outcome(tr(ctx.lang, "unknown_command"), ok=False)
+            return handler(ctx, chat, player, user, args.strip())
+        return self._run(chat_ref, user, update_key, work, Outcome(None, ok=True))
+
+    def press(self, chat_ref: ChatRef, user: UserRef, data: str | None,
+              update_key: str | None = None) -> Outcome:
+        """A button press with its (untrusted) data."""
+        lang = pick_language(None, user.language, self.settings.default_language)
+        try:
+            press = buttons.decode(data)
+        except buttons.BadButton:
+            return Outcome(tr(lang, "unknown_button"), ok=False, alert=True)
+
+        def work(ctx: Ctx, chat: Any, player: Any) -> Outcome:
+            if press.table_id == 0:
+                return menus.menu_press(ctx, chat, player, user, press.code)
+            return play.table_press(ctx, chat, player, user, press)
+        return self._run(chat_ref, user, update_key, work,
+                         Outcome(tr(lang, "already_handled"), ok=True))
+
+    def press_many(self, presses: list[Press]) -> list[Outcome | BaseException]:
+        """Several button presses (chat, user, data, update key) in one transaction, each in
+        a savepoint of its own: a refused or failing press changes nothing and the others
+        still count; one commit for all (on SQLite most of an input's cost is its commit and
+        transaction set-up). Returns each press's outcome, or the exception it raised.
+        Listeners hear of the changes after the commit; if the commit fails, it raises and
+        none of the presses counted."""
+        if len(presses) == 1:
+            try:
+                return [self.press(*presses[0])]
+            except Exception as exc:
+                return [exc]
+        results: list[Outcome | BaseException] = []
+        with self.tx.batched() as batch:
+            for chat_ref, user, data, key in presses:
+                try:
+                    results.append(self.press(chat_ref, user, data, key))
+                except Exception as exc:  # (rolled back to its savepoint)
+                    results.append(exc)
+        self._tell(list(batch.touched.values()))
+        return results
+
+    def reply(self, chat_ref: ChatRef, text: str) -> None:
+        """Queue a plain message to a chat (e.g. the answer to a refused command)."""
+        def work(ctx: Ctx, chat: Any, player: Any) -> Outcome:
+            outgoing.say(ctx, chat, text)
+            return Outcome(None)
+        self._run(chat_ref, None, None, work, Outcome(None))
+
+    def forget_private_chat(self, platform: str, chat_external_id: str) -> None:
+        """The user blocked us or never started us: stop sending private views there."""
+        with self.tx.tx() as session:
+            for player in session.exec(select(Player).where(
+                    Player.platform == platform,
+                    Player.private_chat_id == chat_external_id)).all():
+                player.private_chat_id = None
+
+    # ------------------------------------------------------------------ after a commit
+    def _notify(self, ctx: Ctx | None) -> None:
+        touched = {} if ctx is None else ctx.touched
+        batch = self.tx.batch
+        if batch is not None:  # told once the batch has committed
+            batch.touched.update(touched)
+            return
+        self._tell(list(touched.values()))
+
+    def _tell(self, tables: list[GameTable]) -> None:
+        """Tell the listeners which tables a commit changed (new version, next deadline)."""
+        changes = [Change(t.id, t.version, t.next_deadline) for t in tables]  # type: ignore[arg-type]
+        for listener in self.listeners:
+            try:
+                listener(changes)
+            except Exception:  # a listener must never break an input
+                log.exception("listener failed")
+
+    # ------------------------------------------------------------------ deadlines
+    def due(self, now: datetime | None = None, limit: int = 100) -> list[tuple[int, int]]:
+        """Tables whose deadline has passed: (table id, version) to claim with ``fire_due``."""
+        return self.deadlines.due(now, limit)
+
+    def next_deadlines(self, limit: int = 1000) -> list[tuple[int, int, datetime]]:
+        """Upcoming deadlines (table id, version, when), soonest first: for arming jobs."""
+        return self.deadlines.upcoming(limit)
+
+    def fire_due(self, table_id: int, version: int, *, may_think: bool = True) -> bool | None:
+        """Claim and run a table's deadline, once (see ``Deadlines.fire``)."""
+        return self.deadlines.fire(table_id, version, may_think=may_think)
+
+    def decision_load(self) -> float:
+        """The load factor of a CPU decision (see ``cpu.Decisions.load``)."""
+        return self.decisions.load()
+
+    # ------------------------------------------------------------------ queries
+    def unfinished_tables(self, platform: str, chat_external_id: str,
+                          game_id: str | None = None) -> list[GameTable]:
+        return self.queries.unfinished_tables(platform, chat_external_id, game_id)
+
+    def table(self, table_id: int) -> GameTable | None:
+        return self.queries.table(table_id)
+
+    def moves(self, table_id: int) -> list[Move]:
+        return self.queries.moves(table_id)
+
+    def replay(self, table_id: int) -> Any:
+        """Rebuild a table's engine state from its seed and move log (for audits and tests)."""
+        return self.queries.replay(table_id)
+
+    def resend(self, table_id: int) -> None:
+        """Queue the table's views again (e.g. when a console resumes a table)."""
+        with self.tx.tx() as session:
+            table = session.get(GameTable, table_id)
+            if table is None:
+                return
+            chat = store.get_chat(session, table.chat_id)
+            ctx = Ctx(session, chat.platform if chat else "?",
+                      outgoing.language_of(chat, self.settings), self.clock(), self.settings,
+                      self.decisions)
+            play.show(ctx, table)
+        self._notify(ctx)
+
+
+__all__ = ["DEFAULT_LANGUAGE", "Service"]

@@ -1,0 +1,255 @@
+"""Table buttons that are not moves: joining, leaving and kicking, starting and stopping,
+the lobby's options, the hand as an alert, coming back from away, playing again."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import fsm
+from engine import GAMES
+from engine.bots import levels_for
+from storage.models import GameTable, Player, Seat
+
+from ..i18n import tr
+from ..presenters import presenter
+from . import deadlines, menus, outgoing, play, store
+from .api import Outcome, Refusal, UserRef
+from .transaction import Ctx
+
+TIMEOUT_CHOICES = (30, 60, 120, 0)
+Handler = Callable[[Ctx, GameTable, list[Seat], Player, UserRef, str], Outcome]
+
+
+def may_manage(user: UserRef, player: Player | None, table: GameTable | None) -> bool:
+    """Chat admins, and for a table its opener (any player of a private table)."""
+    if user.is_admin:
+        return True
+    if table is None:
+        return player is None
+    return table.is_private or (player is not None and table.opener_id == player.id)
+
+
+def _over(table: GameTable) -> bool:
+    return table.fsm_state in (fsm.FINISHED, fsm.ABANDONED)
+
+
+def join(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
+         code: str) -> Outcome:
+    if table.fsm_state != fsm.LOBBY:
+        raise Refusal(tr(ctx.lang, "table_over" if _over(table) else "already_joined"))
+    if store.seat_of(seats, player) is not None:
+        raise Refusal(tr(ctx.lang, "already_joined"))
+    if len(seats) >= GAMES[table.game].MAX_SEATS:
+        raise Refusal(tr(ctx.lang, "table_full"))
+    store.add_seat(ctx.session, table, len(seats), player.name, player_id=player.id)
+    play.bump(ctx, table)
+    play.show(ctx, table)
+    return Outcome(tr(ctx.lang, "joined"), table_id=table.id, changed=True)
+
+
+def leave(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
+          code: str) -> Outcome:
+    seat = store.seat_of(seats, player)
+    if seat is None:
+        raise Refusal(tr(ctx.lang, "not_seated"))
+    return remove_seat(ctx, table, seats, seat, tr(ctx.lang, "left"))
+
+
+def kick(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
+         code: str) -> Outcome:
+    if not may_manage(user, player, table):
+        raise Refusal(tr(ctx.lang, "stop_denied"))
+    try:
+        seat_no = int(code.split(".")[1])
+    except (IndexError, ValueError):
+        raise Refusal(tr(ctx.lang, "unknown_button")) from None
+    seat = next((s for s in seats if s.seat_no == seat_no and not s.is_cpu), None)
+    if seat is None:
+        raise Refusal(tr(ctx.lang, "unknown_button"))
+    return remove_seat(ctx, table, seats, seat, tr(ctx.lang, "kicked", name=seat.name))
+
+
+def remove_seat(ctx: Ctx, table: GameTable, seats: list[Seat], seat: Seat,
+                answer: str) -> Outcome:
+    """A person leaves: in the lobby the seat goes (the others move up); in a running game
+    the CPU takes the seat over for the rest of it."""
+    if table.fsm_state == fsm.LOBBY:
+        ctx.session.delete(seat)
+        ctx.session.flush()  # gone before the others move up (seat numbers are unique)
+        rest = [s for s in seats if s is not seat]
+        for i, s in enumerate(rest):
+            s.seat_no = i
+        if not any(not s.is_cpu for s in rest):
+            return play.stop_table(ctx, table)
+    elif table.fsm_state in fsm.PLAYING:
+        seat.player_id, seat.is_cpu, seat.away = None, True, False
+        seat.cpu_level = "normal"
+        seat.name = f"🤖 {seat.name}"
+        if all(s.is_cpu for s in seats):
+            return play.stop_table(ctx, table)
+        deadlines.schedule(ctx, table, seats, play.model(table, seats))
+    else:
+        raise Refusal(tr(ctx.lang, "table_over"))
+    play.bump(ctx, table)
+    play.show(ctx, table)
+    return Outcome(answer, table_id=table.id, changed=True)
+
+
+def start(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
+          code: str) -> Outcome:
+    if table.fsm_state != fsm.LOBBY:
+        raise Refusal(tr(ctx.lang, "table_over" if _over(table) else "already_handled"))
+    if not may_manage(user, player, table):
+        raise Refusal(tr(ctx.lang, "start_denied"))
+    game = GAMES[table.game]
+    if table.options.get("fill_cpu"):
+        level = table.options.get("cpu_level", "normal")
+        for i in range(len(seats), game.MAX_SEATS):
+            store.add_seat(ctx.session, table, i, f"🤖 {menus.CPU_NAMES[i - len(seats)]}",
+                           is_cpu=True, cpu_level=level)
+    if not game.MIN_SEATS <= len(store.seats(ctx.session, table)) <= game.MAX_SEATS:
+        raise Refusal(tr(ctx.lang, "need_players", min=game.MIN_SEATS, max=game.MAX_SEATS))
+    play.start(ctx, table)
+    return Outcome(tr(ctx.lang, "started"), table_id=table.id, changed=True)
+
+
+def stop(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
+         code: str) -> Outcome:
+    if table.fsm_state not in fsm.OPEN:
+        raise Refusal(tr(ctx.lang, "table_over"))
+    if not may_manage(user, player, table):
+        raise Refusal(tr(ctx.lang, "stop_denied"))
+    return play.stop_table(ctx, table)
+
+
+def _option(ctx: Ctx, table: GameTable, player: Player, user: UserRef,
+            change: Callable[[dict[str, Any]], None]) -> Outcome:
+    """Change a lobby option (the opener or an admin)."""
+    if table.fsm_state != fsm.LOBBY:
+        raise Refusal(tr(ctx.lang, "already_handled"))
+    if not may_manage(user, player, table):
+        raise Refusal(tr(ctx.lang, "start_denied"))
+    opts = dict(table.options)
+    change(opts)
+    table.options = opts
+    play.bump(ctx, table)
+    play.show(ctx, table)
+    return Outcome(None, table_id=table.id, changed=True)
+
+
+def _cycle(values: list[Any] | tuple[Any, ...], now: Any) -> Any:
+    """The value after ``now`` (the first if ``now`` is none of them)."""
+    return values[(values.index(now) + 1) % len(values)] if now in values else values[0]
+
+
+def fill(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
+         code: str) -> Outcome:
+    return _option(ctx, table, player, user,
+                   lambda o: o.__setitem__("fill_cpu", not o.get("fill_cpu")))
+
+
+def game_option(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
+                code: str) -> Outcome:
+    """Cycle a game option the presenter offers (``opt.<key>``) while in the lobby."""
+    choices = getattr(presenter(table.game), "OPTION_CHOICES", {})
+    key = code[4:]
+    if key not in choices:
+        raise Refusal(tr(ctx.lang, "unknown_button"))
+
+    def change(o: dict[str, Any]) -> None:
+        eng = dict(o.get("engine") or {})
+        eng[key] = _cycle(choices[key], eng.get(key, choices[key][0]))
+        o["engine"] = eng
+    return _option(ctx, table, player, user, change)
+
+
+def cpu_level(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
+              code: str) -> Outcome:
+    """Cycle the level of the CPU players that fill empty seats."""
+    levels = levels_for(table.game)
+    return _option(ctx, table, player, user, lambda o: o.__setitem__(
+        "cpu_level", _cycle(levels, o.get("cpu_level", "normal"))))
+
+
+def currency(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
+             code: str) -> Outcome:
+    choices = list(getattr(presenter(table.game), "CURRENCIES", {}) or ["coins"])
+    return _option(ctx, table, player, user, lambda o: o.__setitem__(
+        "currency", _cycle(choices, o.get("currency", choices[0]))))
+
+
+def clock(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
+          code: str) -> Outcome:
+    if table.fsm_state != fsm.LOBBY:
+        raise Refusal(tr(ctx.lang, "already_handled"))
+    if not may_manage(user, player, table):
+        raise Refusal(tr(ctx.lang, "start_denied"))
+    table.turn_timeout = _cycle(TIMEOUT_CHOICES, table.turn_timeout
+                                if table.turn_timeout in TIMEOUT_CHOICES else TIMEOUT_CHOICES[0])
+    play.bump(ctx, table)
+    play.show(ctx, table)
+    return Outcome(None, table_id=table.id, changed=True)
+
+
+def cards(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
+          code: str) -> Outcome:
+    """The group fallback: a player's hand as a private alert."""
+    seat = store.seat_of(seats, player)
+    if seat is None:
+        raise Refusal(tr(ctx.lang, "not_seated"))
+    if table.fsm_state not in fsm.PLAYING:
+        raise Refusal(tr(ctx.lang, "table_over"))
+    model = play.model(table, seats)
+    lines = presenter(table.game).private_lines(model.engine_state, seat.seat_no, ctx.lang)
+    if model.game.to_act(model.engine_state) == seat.seat_no:
+        lines.append(tr(ctx.lang, "your_turn"))
+    return Outcome("\n".join(lines) or tr(ctx.lang, "ok"), alert=True, table_id=table.id)
+
+
+def back(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
+         code: str) -> Outcome:
+    """"I'm back": the away mark goes, the person plays their own turns again."""
+    seat = store.seat_of(seats, player)
+    if seat is None:
+        raise Refusal(tr(ctx.lang, "not_seated"))
+    if not seat.away:
+        return Outcome(tr(ctx.lang, "you_are_back"), table_id=table.id)
+    seat.away, seat.timeouts = False, 0
+    outgoing.announce(ctx, table, "back", name=seat.name)
+    model = play.model(table, seats)
+    deadlines.schedule(ctx, table, seats, model)
+    play.bump(ctx, table)
+    outgoing.emit(ctx, table, seats, model)
+    return Outcome(tr(ctx.lang, "you_are_back"), table_id=table.id, changed=True)
+
+
+def again(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
+          code: str) -> Outcome:
+    """Play again: the same game, options and CPU opponents."""
+    if table.fsm_state not in (fsm.FINISHED, fsm.ABANDONED):
+        raise Refusal(tr(ctx.lang, "already_handled"))
+    chat = store.get_chat(ctx.session, table.chat_id)
+    assert chat is not None
+    if store.open_table(ctx.session, chat) is not None:
+        raise Refusal(tr(ctx.lang, "busy_table"))
+    if table.is_private:
+        cpus = [s for s in seats if s.is_cpu]
+        level = (cpus[0].cpu_level if cpus else None) or "normal"
+        new = menus.create_private_table(ctx, chat, player, table.game, len(cpus), level,
+                                         options=table.options)
+    else:
+        new = menus.new_table(ctx, chat, player, table.game, private=False,
+                              options=table.options)
+        new.turn_timeout = table.turn_timeout
+        store.add_seat(ctx.session, new, 0, player.name, player_id=player.id)
+        play.show(ctx, new)
+    return Outcome(None, table_id=new.id, changed=True)
+
+
+# Table buttons that are not game moves, by the code's head.
+UI: dict[str, Handler] = {
+    "join": join, "leave": leave, "kick": kick, "start": start, "stop": stop, "cards": cards,
+    "back": back, "again": again, "fill": fill, "clock": clock, "cur": currency,
+    "opt": game_option, "lvl": cpu_level,
+}

@@ -1,0 +1,107 @@
+"""Menus before a table exists, and opening tables: the game, opponents and level of a private
+game (started at once), a group's lobby."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import fsm
+from engine import GAMES
+from engine.bots import LEVELS, levels_for
+from storage.models import Chat, GameTable, Player
+
+from .. import buttons
+from ..i18n import LANGUAGES, tr
+from ..presenters import presenter
+from . import outgoing, play, store
+from .api import Outcome, Refusal, UserRef
+from .transaction import Ctx
+
+CPU_NAMES = ("Anna", "Bernd", "Clara", "Dieter", "Erika", "Franz")
+
+
+def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str,
+               engine_options: dict[str, Any] | None = None) -> Outcome:
+    """A menu button (table 0): a language, or a step of choosing a game."""
+    from .commands import set_language
+
+    parts = code.split(".")
+    if parts[0] == "lang" and len(parts) == 2 and parts[1] in LANGUAGES:
+        return set_language(ctx, chat, user, parts[1])
+    if parts[0] != "g" or len(parts) < 2 or parts[1] not in GAMES:
+        raise Refusal(tr(ctx.lang, "unknown_button"))
+    game_id = parts[1]
+    game = GAMES[game_id]
+    name = presenter(game_id).NAMES.get(ctx.lang, game_id)
+    if chat.kind == "group":
+        if store.open_table(ctx.session, chat) is not None:
+            raise Refusal(tr(ctx.lang, "busy_table"))
+        return open_lobby(ctx, chat, player, game_id, engine_options)
+    if len(parts) == 2:  # how many CPU opponents?
+        counts = range(max(1, game.MIN_SEATS - 1), game.MAX_SEATS)
+        rows = [[(str(n), buttons.encode(0, 0, f"g.{game_id}.{n}")) for n in counts]]
+        outgoing.say(ctx, chat, tr(ctx.lang, "choose_opponents", game=name), rows, slot="menu")
+        return Outcome(None)
+    if not parts[2].isdigit() or not game.MIN_SEATS <= int(parts[2]) + 1 <= game.MAX_SEATS:
+        raise Refusal(tr(ctx.lang, "unknown_button"))
+    n = int(parts[2])
+    if len(parts) == 3:  # which level?
+        rows = [[(tr(ctx.lang, f"level_{lv}"), buttons.encode(0, 0, f"g.{game_id}.{n}.{lv}"))
+                 for lv in levels_for(game_id)]]
+        outgoing.say(ctx, chat, tr(ctx.lang, "choose_level", game=name, n=n), rows,
+                     slot="menu")
+        return Outcome(None)
+    level = parts[3]
+    if level not in LEVELS:
+        raise Refusal(tr(ctx.lang, "unknown_button"))
+    old = store.open_table(ctx.session, chat)
+    if old is not None:  # a new private game replaces an unfinished one
+        locked = store.lock_table(ctx.session, old)
+        if locked is not None and locked.fsm_state in fsm.OPEN:
+            play.stop_table(ctx, locked)
+    table = create_private_table(ctx, chat, player, game_id, n, level,
+                                 options={"engine": engine_options} if engine_options else None)
+    return Outcome(None, table_id=table.id, changed=True)
+
+
+def create_private_table(ctx: Ctx, chat: Chat, player: Player, game_id: str, opponents: int,
+                         level: str, options: dict[str, Any] | None = None) -> GameTable:
+    """A private table: the player at seat 0 and CPU opponents, started at once."""
+    table = new_table(ctx, chat, player, game_id, private=True, options=options)
+    store.add_seat(ctx.session, table, 0, player.name or "Du", player_id=player.id)
+    for i in range(opponents):
+        store.add_seat(ctx.session, table, i + 1, f"🤖 {CPU_NAMES[i]}", is_cpu=True,
+                       cpu_level=level)
+    play.start(ctx, table)
+    return table
+
+
+def new_table(ctx: Ctx, chat: Chat, player: Player, game_id: str, *, private: bool,
+              options: dict[str, Any] | None = None) -> GameTable:
+    """A new table in its lobby (with its id: buttons and slots carry it)."""
+    opts = dict(presenter(game_id).DEFAULT_TABLE_OPTIONS)
+    opts.setdefault("engine", {})
+    opts.setdefault("fill_cpu", False)
+    opts.setdefault("cpu_level", "normal")
+    opts.update(options or {})
+    table = GameTable(
+        chat_id=chat.id, game=game_id, options=opts, fsm_state=fsm.LOBBY,  # type: ignore[arg-type]
+        state_json=None, seed=random.SystemRandom().randrange(2**52), version=0,
+        is_private=private, opener_id=player.id,
+        turn_timeout=0 if private else ctx.settings.group_timeout, next_deadline=None,
+        deadline_kind=None, reminded=False, log=[], created_at=ctx.now, updated_at=ctx.now,
+        finished_at=None)
+    ctx.session.add(table)
+    ctx.session.flush()
+    return table
+
+
+def open_lobby(ctx: Ctx, chat: Chat, player: Player, game_id: str,
+               engine_options: dict[str, Any] | None = None) -> Outcome:
+    """A group's lobby with its opener seated."""
+    table = new_table(ctx, chat, player, game_id, private=False,
+                      options={"engine": engine_options} if engine_options else None)
+    store.add_seat(ctx.session, table, 0, player.name, player_id=player.id)
+    play.show(ctx, table)
+    return Outcome(None, table_id=table.id, changed=True)

@@ -1,0 +1,116 @@
+"""The rows an input works on, through the ORM session: chats and players (created on first
+contact), tables (locked for the input), seats.
+
+A chat row is locked for the input (``SELECT … FOR UPDATE`` on PostgreSQL; SQLite's
+``BEGIN IMMEDIATE`` already admits one writer) so that inputs of one chat that create tables
+(``/new``, a game menu) run one after the other: two simultaneous ``/new`` give one lobby.
+First contact inserts with ``ON CONFLICT DO NOTHING``, so two inputs of a new chat or person
+never fail on the unique key.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlmodel import Session, col, select
+
+import fsm
+from storage.models import Chat, GameTable, Player, Seat
+
+from .api import ChatRef, UserRef
+
+
+def _insert_new(session: Session, model: type[Chat] | type[Player], values: dict[str, Any]
+                ) -> None:
+    ins = sqlite_insert if session.get_bind().dialect.name == "sqlite" else pg_insert
+    session.execute(ins(model).values(**values).on_conflict_do_nothing(
+        index_elements=["platform", "external_id"]))
+
+
+def chat_for(session: Session, ref: ChatRef, now: datetime) -> Chat:
+    """The chat an input came from, locked for the input; created on first contact."""
+    query = select(Chat).where(Chat.platform == ref.platform,
+                               Chat.external_id == ref.external_id).with_for_update()
+    chat = session.exec(query).first()
+    if chat is None:
+        _insert_new(session, Chat, {"platform": ref.platform, "external_id": ref.external_id,
+                                    "kind": ref.kind, "title": ref.title, "created_at": now})
+        chat = session.exec(query).one()
+    return chat
+
+
+def player_for(session: Session, platform: str, user: UserRef, chat: ChatRef | None,
+               now: datetime) -> Player:
+    """The person who sent an input, with what the platform says of them now."""
+    query = select(Player).where(Player.platform == platform,
+                                 Player.external_id == user.external_id)
+    player = session.exec(query).first()
+    private = chat.external_id if chat is not None and chat.kind == "private" else None
+    if player is None:
+        _insert_new(session, Player, {
+            "platform": platform, "external_id": user.external_id, "name": user.name,
+            "username": user.username, "language": user.language,
+            "private_chat_id": private, "created_at": now})
+        return session.exec(query).one()
+    # assign only what changed: an unchanged player costs no UPDATE
+    if user.name and player.name != user.name:
+        player.name = user.name
+    if player.username != user.username:
+        player.username = user.username
+    if user.language and player.language != user.language:
+        player.language = user.language
+    if private is not None and player.private_chat_id != private:
+        player.private_chat_id = private
+    return player
+
+
+def lock_table(session: Session, table_id: int) -> GameTable | None:
+    """The table, its row locked (``FOR UPDATE``; on SQLite the transaction holds the
+    database's write lock from ``BEGIN IMMEDIATE``)."""
+    return session.get(GameTable, table_id, with_for_update=True)
+
+
+def seats(session: Session, table: GameTable) -> list[Seat]:
+    """The table's seats in seat order."""
+    return list(session.exec(select(Seat).where(Seat.table_id == table.id)
+                             .order_by(col(Seat.seat_no))).all())
+
+
+def open_table(session: Session, chat: Chat) -> int | None:
+    """The id of the chat's newest open table."""
+    return session.exec(select(GameTable.id).where(
+        GameTable.chat_id == chat.id, col(GameTable.fsm_state).in_(fsm.OPEN))
+        .order_by(col(GameTable.id).desc()).limit(1)).first()
+
+
+def group_tables_of(session: Session, player: Player) -> list[GameTable]:
+    """The running group tables a person sits at."""
+    return list(session.exec(select(GameTable).join(Seat, col(Seat.table_id) == GameTable.id)
+                             .where(Seat.player_id == player.id,
+                                    col(GameTable.fsm_state).in_(fsm.PLAYING),
+                                    col(GameTable.is_private).is_(False))).all())
+
+
+def get_chat(session: Session, chat_id: int | None) -> Chat | None:
+    return None if chat_id is None else session.get(Chat, chat_id)
+
+
+def get_player(session: Session, player_id: int | None) -> Player | None:
+    return None if player_id is None else session.get(Player, player_id)
+
+
+def add_seat(session: Session, table: GameTable, seat_no: int, name: str,
+             player_id: int | None = None, is_cpu: bool = False,
+             cpu_level: str | None = None) -> Seat:
+    seat = Seat(table_id=table.id, seat_no=seat_no, player_id=player_id, name=name,  # type: ignore[arg-type]
+                is_cpu=is_cpu, cpu_level=cpu_level, away=False, timeouts=0, ui={})
+    session.add(seat)
+    return seat
+
+
+def seat_of(table_seats: list[Seat], player: Player) -> Seat | None:
+    """The seat a person sits in (not one a CPU took over)."""
+    return next((s for s in table_seats if s.player_id == player.id and not s.is_cpu), None)

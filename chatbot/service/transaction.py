@@ -1,0 +1,127 @@
+"""One input's transaction: a SQLModel session that holds the table lock, the rows the input
+queues for insertion (outbox, move log, results), and the update-id check that makes a
+repeated update change nothing.
+
+Inside ``Service.press_many`` several inputs share one database transaction, each in a
+SAVEPOINT of its own (the session joins the batch's connection with
+``join_transaction_mode="create_savepoint"``, as SQLAlchemy documents for external
+transactions): a refused or failing input changes nothing, the others still count.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import insert
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import Connection, Engine
+from sqlmodel import Session, SQLModel
+
+from storage.db import read_only, write_lock
+from storage.models import GameTable, ProcessedUpdate
+
+from .api import Settings
+
+if TYPE_CHECKING:
+    from .cpu import Decisions
+
+_QUEUED = "stammtisch_queued"  # Session.info key: rows to insert before commit, per model
+
+
+@dataclass
+class Ctx:
+    """One input being handled: its session, language, time and the tables it changed."""
+
+    session: Session
+    platform: str
+    lang: str
+    now: datetime
+    settings: Settings
+    decisions: Decisions
+    touched: dict[int, GameTable] = field(default_factory=dict)
+    chained: int = 0  # CPU moves played on in this input (see ``cpu.chain``)
+
+    def touch(self, table: GameTable) -> None:
+        self.touched[table.id] = table  # type: ignore[index]
+
+    def queue(self, model: type[SQLModel], row: dict[str, Any]) -> None:
+        """Insert a row (outbox, move log, result) with the input's other rows of its kind
+        at commit: one bulk INSERT per model, in the order they were queued."""
+        self.session.info.setdefault(_QUEUED, {}).setdefault(model, []).append(row)
+
+
+def _write_queued(session: Session) -> None:
+    queued = session.info.pop(_QUEUED, None)
+    for model, rows in (queued or {}).items():
+        session.execute(insert(model), rows)  # ORM bulk INSERT (executemany)
+
+
+@dataclass
+class _Batch:
+    """Inputs sharing one transaction (``Service.press_many``)."""
+
+    conn: Connection
+    touched: dict[int, GameTable] = field(default_factory=dict)  # told after the commit
+
+
+class Transactions:
+    """Opens the inputs' transactions on one engine (on SQLite one writer at a time)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.reader = read_only(engine)
+        self.write_lock = write_lock(engine)
+        self._local = threading.local()  # .batch: the ``_Batch`` this thread's inputs join
+        seen = sqlite_insert if engine.dialect.name == "sqlite" else pg_insert
+        self._seen = seen(ProcessedUpdate).on_conflict_do_nothing(
+            index_elements=["platform", "update_key"]).returning(ProcessedUpdate.id)
+
+    @contextmanager
+    def tx(self) -> Iterator[Session]:
+        """One input's transaction: commits on success (queued rows inserted first), rolls
+        back on any exception. Inside a batch it is a savepoint of the batch's transaction."""
+        batch: _Batch | None = getattr(self._local, "batch", None)
+        if batch is not None:
+            with Session(bind=batch.conn, join_transaction_mode="create_savepoint",
+                         expire_on_commit=False) as session, session.begin():
+                yield session
+                _write_queued(session)
+            return
+        with self.write_lock, Session(self.engine, expire_on_commit=False) as session, \
+                session.begin():
+            yield session
+            _write_queued(session)
+
+    def read(self) -> Session:
+        """A read-only session (on SQLite a deferred transaction: it takes no write lock)."""
+        return Session(self.reader, expire_on_commit=False)
+
+    @property
+    def batch(self) -> _Batch | None:
+        return getattr(self._local, "batch", None)
+
+    @contextmanager
+    def batched(self) -> Iterator[_Batch]:
+        """One transaction for the inputs this thread runs meanwhile (committed at the end)."""
+        with self.write_lock, self.engine.connect() as conn, conn.begin():
+            batch = self._local.batch = _Batch(conn)
+            try:
+                yield batch
+            finally:
+                self._local.batch = None
+
+    def seen(self, session: Session, platform: str, update_key: str | None,
+             now: datetime) -> bool:
+        """Record an update id; ``True`` if it was handled before (one statement:
+        ``INSERT … ON CONFLICT DO NOTHING RETURNING id``)."""
+        if not update_key:
+            return False
+        row = session.execute(self._seen, {
+            "platform": platform, "update_key": update_key, "at": now}).first()
+        return row is None
