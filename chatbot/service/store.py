@@ -13,6 +13,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import bindparam
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col, select
@@ -30,31 +31,41 @@ def _insert_new(session: Session, model: type[Chat] | type[Player], values: dict
         index_elements=["platform", "external_id"]))
 
 
+# The statements of every input, built once (building one costs more than running it on
+# SQLite); SQLAlchemy's compiled cache then serves them by their cache key.
+_CHAT_BY_REF = select(Chat).where(Chat.platform == bindparam("platform"),
+                                  Chat.external_id == bindparam("external_id")).with_for_update()
+_PLAYER_BY_REF = select(Player).where(Player.platform == bindparam("platform"),
+                                      Player.external_id == bindparam("external_id"))
+_SEATS = select(Seat).where(Seat.table_id == bindparam("table_id")).order_by(col(Seat.seat_no))
+_OPEN_TABLE = select(GameTable.id).where(
+    GameTable.chat_id == bindparam("chat_id"), col(GameTable.fsm_state).in_(fsm.OPEN)
+).order_by(col(GameTable.id).desc()).limit(1)
+
+
 def chat_for(session: Session, ref: ChatRef, now: datetime) -> Chat:
     """The chat an input came from, locked for the input; created on first contact."""
-    query = select(Chat).where(Chat.platform == ref.platform,
-                               Chat.external_id == ref.external_id).with_for_update()
-    chat = session.exec(query).first()
+    params = {"platform": ref.platform, "external_id": ref.external_id}
+    chat = session.exec(_CHAT_BY_REF, params=params).first()
     if chat is None:
-        _insert_new(session, Chat, {"platform": ref.platform, "external_id": ref.external_id,
-                                    "kind": ref.kind, "title": ref.title, "created_at": now})
-        chat = session.exec(query).one()
+        _insert_new(session, Chat, {**params, "kind": ref.kind, "title": ref.title,
+                                    "created_at": now})
+        chat = session.exec(_CHAT_BY_REF, params=params).one()
     return chat
 
 
 def player_for(session: Session, platform: str, user: UserRef, chat: ChatRef | None,
                now: datetime) -> Player:
     """The person who sent an input, with what the platform says of them now."""
-    query = select(Player).where(Player.platform == platform,
-                                 Player.external_id == user.external_id)
-    player = session.exec(query).first()
+    params = {"platform": platform, "external_id": user.external_id}
+    player = session.exec(_PLAYER_BY_REF, params=params).first()
     private = chat.external_id if chat is not None and chat.kind == "private" else None
     if player is None:
         _insert_new(session, Player, {
             "platform": platform, "external_id": user.external_id, "name": user.name,
             "username": user.username, "language": user.language,
             "private_chat_id": private, "created_at": now})
-        return session.exec(query).one()
+        return session.exec(_PLAYER_BY_REF, params=params).one()
     # assign only what changed: an unchanged player costs no UPDATE
     if user.name and player.name != user.name:
         player.name = user.name
@@ -75,15 +86,12 @@ def lock_table(session: Session, table_id: int) -> GameTable | None:
 
 def seats(session: Session, table: GameTable) -> list[Seat]:
     """The table's seats in seat order."""
-    return list(session.exec(select(Seat).where(Seat.table_id == table.id)
-                             .order_by(col(Seat.seat_no))).all())
+    return list(session.exec(_SEATS, params={"table_id": table.id}).all())
 
 
 def open_table(session: Session, chat: Chat) -> int | None:
     """The id of the chat's newest open table."""
-    return session.exec(select(GameTable.id).where(
-        GameTable.chat_id == chat.id, col(GameTable.fsm_state).in_(fsm.OPEN))
-        .order_by(col(GameTable.id).desc()).limit(1)).first()
+    return session.exec(_OPEN_TABLE, params={"chat_id": chat.id}).first()
 
 
 def group_tables_of(session: Session, player: Player) -> list[GameTable]:

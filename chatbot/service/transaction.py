@@ -15,9 +15,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import insert
+from sqlalchemy import Insert, insert
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, Engine
@@ -57,9 +58,20 @@ class Ctx:
 
 
 def _write_queued(session: Session) -> None:
+    """Insert the queued rows: a Core ``INSERT`` per table on the session's connection with
+    all its rows (executemany; SQLAlchemy's compiled cache keeps the statement), after the
+    ORM's own changes are flushed."""
     queued = session.info.pop(_QUEUED, None)
-    for model, rows in (queued or {}).items():
-        session.execute(insert(model), rows)  # ORM bulk INSERT (executemany)
+    if not queued:
+        return
+    conn = session.connection()
+    for model, rows in queued.items():
+        conn.execute(_insert(model), rows)
+
+
+@cache
+def _insert(model: type[SQLModel]) -> Insert:
+    return insert(model.__table__)  # type: ignore[attr-defined]
 
 
 @dataclass
@@ -79,8 +91,9 @@ class Transactions:
         self.write_lock = write_lock(engine)
         self._local = threading.local()  # .batch: the ``_Batch`` this thread's inputs join
         seen = sqlite_insert if engine.dialect.name == "sqlite" else pg_insert
-        self._seen = seen(ProcessedUpdate).on_conflict_do_nothing(
-            index_elements=["platform", "update_key"]).returning(ProcessedUpdate.id)
+        table = ProcessedUpdate.__table__  # type: ignore[attr-defined]
+        self._seen = seen(table).on_conflict_do_nothing(
+            index_elements=["platform", "update_key"]).returning(table.c.id)
 
     @contextmanager
     def tx(self) -> Iterator[Session]:
@@ -122,6 +135,6 @@ class Transactions:
         ``INSERT … ON CONFLICT DO NOTHING RETURNING id``)."""
         if not update_key:
             return False
-        row = session.execute(self._seen, {
+        row = session.connection().execute(self._seen, {
             "platform": platform, "update_key": update_key, "at": now}).first()
         return row is None
