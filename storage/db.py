@@ -73,8 +73,8 @@ def make_engine(url: str | None = None, *, echo: bool = False) -> Engine:
         def _on_begin(conn) -> None:  # type: ignore[no-untyped-def]
             # Readers (``read_only``) take a snapshot without the write lock.
             read = conn.get_execution_options().get(READ_ONLY, False)
-            # straight on the driver: one statement, none of Core's execution machinery
-            conn.connection.driver_connection.execute("BEGIN" if read else "BEGIN IMMEDIATE")
+            # (the pysqlite recipe of SQLAlchemy's SQLite dialect documentation)
+            conn.exec_driver_sql("BEGIN" if read else "BEGIN IMMEDIATE")
 
         return engine
     return create_engine(resolved, echo=echo, pool_pre_ping=True, pool_size=5, max_overflow=10)
@@ -116,9 +116,14 @@ def checkpoint_in_background(engine: Engine, every: float = 1.0,
     _CHECKPOINTERS[engine] = stop
 
     def checkpoint() -> int:
-        with engine.connect() as conn:
-            busy, frames, done = conn.connection.driver_connection.execute(
-                "PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        # outside any transaction: on the DBAPI connection (``Engine.raw_connection``)
+        conn = engine.raw_connection()
+        try:
+            cur = conn.cursor()
+            busy, frames, done = cur.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+            cur.close()
+        finally:
+            conn.close()
         return int(frames)
 
     def run() -> None:
