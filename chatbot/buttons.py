@@ -7,10 +7,15 @@ use table 0.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 PREFIX = "v1"
 MAX_BYTES = 64
+MAX_ID = 2**31 - 1  # table ids and versions are INTEGER columns
+# ASCII only: decimal ids without signs, underscores or other scripts' digits; a code of
+# visible ASCII characters (every code the presenters draw is one).
+_DATA = re.compile(r"v1:(0|[1-9][0-9]{0,9}):(0|[1-9][0-9]{0,9}):([!-~]{1,48})", re.ASCII)
 
 
 class BadButton(ValueError):
@@ -31,16 +36,15 @@ def encode(table_id: int, version: int, code: str) -> str:
     return data
 
 
-def decode(data: str | None) -> Press:
-    if not data or len(data.encode()) > MAX_BYTES:
+def decode(data: object) -> Press:
+    """The press in button data; ``BadButton`` for anything we did not draw (every part is
+    checked for range, length and characters before it can reach the database)."""
+    if not isinstance(data, str) or len(data) > MAX_BYTES:
         raise BadButton("unknown button")
-    parts = data.split(":", 3)
-    if len(parts) != 4 or parts[0] != PREFIX:
+    match = _DATA.fullmatch(data)
+    if match is None:
         raise BadButton("unknown button")
-    try:
-        table_id, version = int(parts[1]), int(parts[2])
-    except ValueError:
-        raise BadButton("unknown button") from None
-    if table_id < 0 or version < 0 or not parts[3] or not parts[3].isprintable():
+    table_id, version = int(match[1]), int(match[2])
+    if table_id > MAX_ID or version > MAX_ID:
         raise BadButton("unknown button")
-    return Press(table_id, version, parts[3])
+    return Press(table_id, version, match[3])

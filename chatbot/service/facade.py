@@ -109,7 +109,7 @@ class Service:
         try:
             press = buttons.decode(data)
         except buttons.BadButton:
-            return Outcome(tr(lang, "unknown_button"), ok=False, alert=True)
+            return Outcome(tr(lang, "stale_button"), ok=False, alert=True)
 
         def work(ctx: Ctx, chat: Any, player: Any) -> Outcome:
             if press.table_id == 0:
