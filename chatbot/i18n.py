@@ -41,6 +41,9 @@ _DE: dict[str, str] = {
     "no_table": "Hier läuft gerade kein Tisch. /new startet einen.",
     "stopped": "Der Tisch wurde beendet.",
     "stop_denied": "Nur wer den Tisch eröffnet hat oder ein Admin kann das.",
+    "language_denied": "Die Sprache der Gruppe können nur Admins ändern – und wer den "
+                       "laufenden Tisch eröffnet hat.",
+    "seated_only": "Das können nur die Spieler dieses Tisches (oder ein Admin).",
     # lobby
     "lobby": "🃏 {game} – neuer Tisch\nEröffnet von {opener}. Mitspieler ({min}–{max}):\n{players}",
     "lobby_empty": "(noch niemand)",
@@ -120,6 +123,9 @@ _EN: dict[str, str] = {
     "no_table": "No table is open here. /new starts one.",
     "stopped": "The table was closed.",
     "stop_denied": "Only the opener of the table or an admin can do that.",
+    "language_denied": "Only admins – and whoever opened the running table – can change "
+                       "the group's language.",
+    "seated_only": "Only the players at this table (or an admin) can do that.",
     "lobby": "🃏 {game} – new table\nOpened by {opener}. Players ({min}–{max}):\n{players}",
     "lobby_empty": "(nobody yet)",
     "join": "Join",

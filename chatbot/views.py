@@ -115,7 +115,7 @@ def render_table(table: GameTable, seats: list[Seat], model: fsm.TableModel, lan
     if away:
         rows.append([_btn(table, tr(lang, "im_back"), "back")])
         # The opener or an admin may remove an absent player (the CPU keeps the seat).
-        rows.append([_btn(table, tr(lang, "kick", name=s.name), f"kick.{s.seat_no}")
+        rows.append([_btn(table, tr(lang, "kick", name=s.name), f"kick.{s.player_id}")
                      for s in away])
     return View("\n".join(lines), rows)
 

@@ -2,6 +2,7 @@
 
 from .table import (
     ABANDONED,
+    CLOSED,
     DEALING,
     EXCHANGE,
     FINAL_ROUND,
@@ -25,7 +26,7 @@ from .table import (
 )
 
 __all__ = [
-    "ABANDONED", "DEALING", "EXCHANGE", "FINAL_ROUND", "FINISHED", "LOBBY", "MACHINE", "OPEN",
+    "ABANDONED", "CLOSED", "DEALING", "EXCHANGE", "FINAL_ROUND", "FINISHED", "LOBBY", "MACHINE", "OPEN",
     "PAYOUT", "PLAYING", "SHOWDOWN", "STATES", "TRANSITIONS", "TURN", "TableModel",
     "TransitionRefused", "cpu_action", "diagram_markdown", "fire", "mermaid", "settle",
 ]

@@ -42,7 +42,7 @@ def rules(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Out
 def language(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outcome:
     code = args.lower()[:2]
     if code in LANGUAGES:  # (the confirmation is posted once, not also as the reply)
-        set_language(ctx, chat, user, code)
+        set_language(ctx, chat, player, user, code)
         return Outcome(None)
     rows = [[("Deutsch", buttons.encode(0, 0, "lang.de")),
              ("English", buttons.encode(0, 0, "lang.en"))]]
@@ -50,9 +50,13 @@ def language(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> 
     return Outcome(None)
 
 
-def set_language(ctx: Ctx, chat: Chat, user: UserRef, code: str) -> Outcome:
-    if chat.kind == "group" and not lobby.may_manage(user, None, None):
-        raise Refusal(tr(ctx.lang, "stop_denied"))
+def set_language(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str) -> Outcome:
+    """A chat's language: in a group only its admins, and the opener of its open table."""
+    if chat.kind == "group" and not user.is_admin:
+        table_id = store.open_table(ctx.session, chat)
+        table = store.get_table(ctx.session, table_id)
+        if table is None or table.opener_id != player.id:
+            raise Refusal(tr(ctx.lang, "language_denied"))
     chat.language = code
     ctx.lang = code
     outgoing.say(ctx, chat, tr(code, "language_set"))

@@ -18,20 +18,20 @@ from .api import Outcome, Refusal, UserRef
 from .transaction import Ctx
 
 TIMEOUT_CHOICES = (30, 60, 120, 0)
+VERSION_FREE = frozenset({"join", "leave", "cards", "back"})  # buttons whose meaning never goes stale
 Handler = Callable[[Ctx, GameTable, list[Seat], Player, UserRef, str], Outcome]
 
 
-def may_manage(user: UserRef, player: Player | None, table: GameTable | None) -> bool:
-    """Chat admins, and for a table its opener (any player of a private table)."""
+def may_manage(user: UserRef, player: Player | None, table: GameTable) -> bool:
+    """The table chat's admins, its opener, and the player of a private table. (``user``
+    counts as an admin only for a press in the table's own chat: see ``play.table_press``.)"""
     if user.is_admin:
         return True
-    if table is None:
-        return player is None
     return table.is_private or (player is not None and table.opener_id == player.id)
 
 
 def _over(table: GameTable) -> bool:
-    return table.fsm_state in (fsm.FINISHED, fsm.ABANDONED)
+    return table.fsm_state in fsm.CLOSED
 
 
 def join(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
@@ -58,13 +58,13 @@ def leave(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: U
 
 def kick(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
          code: str) -> Outcome:
+    """Remove a person (``kick.<player id>``: the button names the person, not a seat
+    number that moves when someone leaves)."""
     if not may_manage(user, player, table):
         raise Refusal(tr(ctx.lang, "stop_denied"))
-    try:
-        seat_no = int(code.split(".")[1])
-    except (IndexError, ValueError):
-        raise Refusal(tr(ctx.lang, "unknown_button")) from None
-    seat = next((s for s in seats if s.seat_no == seat_no and not s.is_cpu), None)
+    target = code.split(".")[1] if code.count(".") == 1 else ""
+    seat = next((s for s in seats if not s.is_cpu and target.isdigit()
+                 and s.player_id == int(target)), None)
     if seat is None:
         raise Refusal(tr(ctx.lang, "unknown_button"))
     return remove_seat(ctx, table, seats, seat, tr(ctx.lang, "kicked", name=seat.name))
@@ -229,6 +229,8 @@ def again(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: U
     """Play again: the same game, options and CPU opponents."""
     if table.fsm_state not in (fsm.FINISHED, fsm.ABANDONED):
         raise Refusal(tr(ctx.lang, "already_handled"))
+    if store.seat_of(seats, player) is None and not user.is_admin:
+        raise Refusal(tr(ctx.lang, "seated_only"))
     chat = store.get_chat(ctx.session, table.chat_id)
     assert chat is not None
     if store.open_table(ctx.session, chat) is not None:

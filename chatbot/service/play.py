@@ -7,6 +7,7 @@ input's transaction; the version is bumped so that older buttons go stale.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import fsm
@@ -54,18 +55,26 @@ def table_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef,
     if table is None:
         raise Refusal(tr(ctx.lang, "table_gone"))
     seats = store.seats(ctx.session, table)
-    if table.chat_id != chat.id and store.seat_of(seats, player) is None:
-        raise Refusal(tr(ctx.lang, "not_seated"))
+    if table.chat_id != chat.id:
+        if store.seat_of(seats, player) is None:
+            raise Refusal(tr(ctx.lang, "not_seated"))
+        # rights are judged in the table's own chat: an admin elsewhere is nobody here
+        user = replace(user, is_admin=False)
     code = press.code
     head = code.split(".")[0]
+    # Every table button, UI or move, is checked against the version first; only "join",
+    # "leave", "my cards" and "I'm back" mean the same whatever the message showed.
+    if press.version != table.version and head not in lobby.VERSION_FREE:
+        raise Refusal(tr(ctx.lang, "table_over" if table.fsm_state in fsm.CLOSED
+                         else "stale_button"))
     handler = lobby.UI.get(head)
     if handler is not None:
         return handler(ctx, table, seats, player, user, code)
-    if table.fsm_state in (fsm.FINISHED, fsm.ABANDONED):
+    if table.fsm_state in fsm.CLOSED:
         raise Refusal(tr(ctx.lang, "table_over"))
-    if press.version != table.version:
-        raise Refusal(tr(ctx.lang, "stale_button"))
     if code == "next":
+        if store.seat_of(seats, player) is None and not user.is_admin:
+            raise Refusal(tr(ctx.lang, "seated_only"))
         return next_round(ctx, table, seats)
     seat = store.seat_of(seats, player)
     if seat is None:

