@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from chatbot import buttons
@@ -18,14 +20,19 @@ from tests.chatbot.test_service import (
     GROUP,
     MALLORY,
     Harness,
-    h,  # noqa: F401  (the fixture)
     open_group_table,
     private,
     snapshot,
 )
+from tests.conftest import FakeClock
 
 ADMIN_EVE = replace(MALLORY, external_id="eve", name="Eve", is_admin=True)
 OTHER_GROUP = replace(GROUP, external_id="g-2", title="Elsewhere")
+
+
+@pytest.fixture
+def h(db_engine: Engine, clock: FakeClock) -> Harness:
+    return Harness(db_engine, clock)
 
 
 def _language(h: Harness, chat_ref) -> str | None:  # type: ignore[no-untyped-def]
