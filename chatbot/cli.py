@@ -26,13 +26,21 @@ def cmd_play(args: argparse.Namespace) -> int:
                        options=options).run()
 
 
+def _logging(cfg, *secrets: str | None) -> None:  # type: ignore[no-untyped-def]
+    """Log at ``LOG_LEVEL``; no secret ever reaches the log (``chatbot.redact``)."""
+    from .redact import install
+
+    logging.basicConfig(level=cfg.log_level,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    install(*secrets)
+
+
 def cmd_telegram(args: argparse.Namespace) -> int:
     from . import config
     from .telegram.app import run
 
     cfg = config.load()
-    logging.basicConfig(level=cfg.log_level,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    _logging(cfg, cfg.telegram_token, cfg.telegram_webhook_secret)
     for noisy in ("httpx", "apscheduler", "alembic", "transitions"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     return run(cfg)
@@ -43,8 +51,7 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     from .matrix.app import run
 
     cfg = config.load()
-    logging.basicConfig(level=cfg.log_level,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    _logging(cfg, cfg.matrix_password, cfg.matrix_access_token)
     for noisy in ("nio", "peewee", "alembic", "aiohttp", "transitions"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     return run(cfg)

@@ -55,6 +55,7 @@ from ..config import Config
 from ..heap import freeze_startup_heap
 from ..i18n import DEFAULT_LANGUAGE, pick_language, tr
 from ..outbox import OutboxStore
+from ..redact import add_secret
 from ..service import Change, ChatRef, Outcome, Service, UserRef
 from .render import Intent, code_of, norm_key, parse, reaction_for
 from .sender import _NETWORK, MatrixSender, MatrixTransport
@@ -237,6 +238,7 @@ class MatrixBot:
                     raise SystemExit(f"Matrix login failed: {resp}")
                 self._save_login(resp.user_id, resp.device_id, resp.access_token)
         assert self.client is not None
+        add_secret(self.client.access_token)
         self.user_id = self.client.user_id
         if self.e2e and self.client.should_upload_keys:
             await self.client.keys_upload()
