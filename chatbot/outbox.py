@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
-from sqlalchemy import bindparam, update
+from sqlalchemy import bindparam, func, update
 from sqlalchemy import select as core_select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
@@ -76,10 +76,18 @@ def _hash(text: str, rows: list) -> str:
 
 _OUTBOX = Outbox.__table__  # type: ignore[attr-defined]
 _SLOT = MessageSlot.__table__  # type: ignore[attr-defined]
-_PENDING = (core_select(_OUTBOX.c.id, _OUTBOX.c.chat_external_id, _OUTBOX.c.slot, _OUTBOX.c.repost,
-                   _OUTBOX.c.text, _OUTBOX.c.buttons, _OUTBOX.c.not_before)
-            .where(_OUTBOX.c.platform == bindparam("platform"), _OUTBOX.c.status == "pending")
-            .order_by(_OUTBOX.c.id).limit(bindparam("limit")))
+PER_CHAT = 20  # rows of one chat a pass looks at: a flooded chat never hides the others
+# The oldest pending rows, at most PER_CHAT of each chat (in order within a chat).
+_QUEUE = core_select(
+    _OUTBOX.c.id, _OUTBOX.c.chat_external_id, _OUTBOX.c.slot, _OUTBOX.c.repost,
+    _OUTBOX.c.text, _OUTBOX.c.buttons, _OUTBOX.c.not_before,
+    func.row_number().over(partition_by=_OUTBOX.c.chat_external_id,
+                           order_by=_OUTBOX.c.id).label("place"),
+).where(_OUTBOX.c.platform == bindparam("platform"), _OUTBOX.c.status == "pending").subquery()
+_PENDING = (core_select(_QUEUE.c.id, _QUEUE.c.chat_external_id, _QUEUE.c.slot, _QUEUE.c.repost,
+                        _QUEUE.c.text, _QUEUE.c.buttons, _QUEUE.c.not_before)
+            .where(_QUEUE.c.place <= bindparam("per_chat"))
+            .order_by(_QUEUE.c.id).limit(bindparam("limit")))
 _SLOTS = core_select(_SLOT.c.chat_external_id, _SLOT.c.slot, _SLOT.c.message_id,
                 _SLOT.c.text_hash).where(
     _SLOT.c.platform == bindparam("platform"),
@@ -117,10 +125,12 @@ class OutboxStore:
         self._write_lock = write_lock(engine)
 
     def pending(self, limit: int = 200, now: datetime | None = None) -> list[Item]:
-        """Rows due now, oldest first; older views of a slot are dropped for the newest."""
+        """Rows due now, oldest first, at most ``PER_CHAT`` of a chat (so one chat's backlog
+        never holds the others back); older views of a slot are dropped for the newest."""
         now = now or self.clock()
         with self._reader.connect() as conn, conn.begin():
-            rows = conn.execute(_PENDING, {"platform": self.platform, "limit": limit}).all()
+            rows = conn.execute(_PENDING, {"platform": self.platform, "limit": limit,
+                                           "per_chat": PER_CHAT}).all()
             waiting: set[str] = set()  # chats with an earlier row not due yet: keep order
             due_rows = []
             for r in rows:

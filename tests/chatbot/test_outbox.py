@@ -257,3 +257,24 @@ def test_other_platforms_rows_are_left_alone(sqlite_engine, clock, store, transp
     assert store.next_due() is None
     put(sqlite_engine, clock, "mine")
     assert store.next_due() == clock()
+
+
+@pytest.mark.parametrize("engine_name", ["sqlite_engine", "pg_engine"])
+def test_a_flooded_chat_never_hides_another_chat(engine_name: str, clock: FakeClock,
+                                                 request: pytest.FixtureRequest) -> None:
+    """250 messages queued for one chat (a user sending /help in a loop) and then one for
+    another chat: the first pass sees the other chat's message (issue 15, item 10), and each
+    chat's messages stay in order."""
+    from chatbot.outbox import PER_CHAT
+
+    engine = request.getfixturevalue(engine_name)
+    store = OutboxStore(engine, "test", clock=clock)
+    flood = [put(engine, clock, f"help {i}", slot=None, chat="flood") for i in range(250)]
+    other = put(engine, clock, "your table", slot=None, chat="other")
+    items = store.pending()
+    assert [i.id for i in items if i.chat == "other"] == [other]
+    assert [i.id for i in items if i.chat == "flood"] == flood[:PER_CHAT]
+    transport = RecordingTransport()
+    for item in items:
+        deliver(store, item, transport)
+    assert [i.id for i in store.pending() if i.chat == "flood"] == flood[PER_CHAT:2 * PER_CHAT]
