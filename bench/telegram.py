@@ -332,6 +332,7 @@ def main() -> None:
                         help="run only the steady-load cases")
     args = parser.parse_args()
     common = {"CPU_DELAY": "0", "TELEGRAM_CHAT_INTERVAL": "0", "LOG_LEVEL": "WARNING",
+              "INPUT_RATE": "off",  # each simulated player presses 5 times a second
               "TELEGRAM_GLOBAL_PER_SECOND": "100000", "TELEGRAM_GROUP_PER_MINUTE": "100000"}
     setup = "/new schwimmen 1 anfaenger"
     print(f"{args.tables} active private Schwimmen tables, {args.waves} waves of one button "

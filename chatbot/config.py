@@ -23,6 +23,7 @@ class Config:
     next_round_delay: float
     log_level: str
     experte_budget: float | None = None  # Experte seconds per decision (EXPERTE_BUDGET)
+    input_rate: str | None = "30/10seconds"  # per person (INPUT_RATE; "off": no flood control)
     # Matrix (``stammtisch matrix``)
     matrix_homeserver: str | None = None
     matrix_user: str | None = None  # @bot:example.org (or the localpart with a password)
@@ -31,6 +32,7 @@ class Config:
     matrix_device_id: str | None = None
     matrix_device_name: str = "Stammtisch"
     matrix_store_path: str = "matrix-store"  # nio's crypto store and the login of the device
+    matrix_store_key: str | None = None  # the key the crypto store is encrypted with
     matrix_encryption: bool = True  # end-to-end encryption (matrix-nio[e2e])
     matrix_encrypt_new_dms: bool = True  # direct rooms the bot opens are encrypted
     matrix_reactions: bool = True  # seed reactions as one-tap buttons
@@ -57,6 +59,7 @@ def load(env_file: str | None = ".env") -> Config:
         next_round_delay=float(env("NEXT_ROUND_DELAY") or 6.0),
         log_level=(env("LOG_LEVEL") or "INFO").upper(),
         experte_budget=_seconds(env("EXPERTE_BUDGET")),
+        input_rate=_rate(env("INPUT_RATE")),
         matrix_homeserver=env("MATRIX_HOMESERVER") or None,
         matrix_user=env("MATRIX_USER") or None,
         matrix_password=env("MATRIX_PASSWORD") or None,
@@ -64,6 +67,7 @@ def load(env_file: str | None = ".env") -> Config:
         matrix_device_id=env("MATRIX_DEVICE_ID") or None,
         matrix_device_name=env("MATRIX_DEVICE_NAME") or "Stammtisch",
         matrix_store_path=env("MATRIX_STORE_PATH") or "matrix-store",
+        matrix_store_key=env("MATRIX_STORE_KEY") or None,
         matrix_encryption=_flag(env("MATRIX_ENCRYPTION"), True),
         matrix_encrypt_new_dms=_flag(env("MATRIX_ENCRYPT_NEW_DMS"), True),
         matrix_reactions=_flag(env("MATRIX_REACTIONS"), True),
@@ -82,3 +86,16 @@ def _seconds(value: str | None) -> float | None:
     if value is None or not value.strip():
         return None
     return max(0.05, float(value))
+
+
+def _rate(value: str | None) -> str | None:
+    """``INPUT_RATE``: a ``limits`` rate ("30/10seconds"), or "off"."""
+    if value is None or not value.strip():
+        return "30/10seconds"
+    value = value.strip().lower()
+    if value in ("off", "0", "none", "false"):
+        return None
+    from limits import parse
+
+    parse(value)  # refuse a malformed rate at start, not at the first input
+    return value

@@ -41,6 +41,7 @@ _DE: dict[str, str] = {
     "no_table": "Hier läuft gerade kein Tisch. /new startet einen.",
     "stopped": "Der Tisch wurde beendet.",
     "stop_denied": "Nur wer den Tisch eröffnet hat oder ein Admin kann das.",
+    "slow_down": "Langsam, bitte – so schnell komme ich nicht mit. Gleich geht's weiter.",
     "language_denied": "Die Sprache der Gruppe können nur Admins ändern – und wer den "
                        "laufenden Tisch eröffnet hat.",
     "seated_only": "Das können nur die Spieler dieses Tisches (oder ein Admin).",
@@ -123,6 +124,7 @@ _EN: dict[str, str] = {
     "no_table": "No table is open here. /new starts one.",
     "stopped": "The table was closed.",
     "stop_denied": "Only the opener of the table or an admin can do that.",
+    "slow_down": "Slow down, please – I can't keep up. Back in a moment.",
     "language_denied": "Only admins – and whoever opened the running table – can change "
                        "the group's language.",
     "seated_only": "Only the players at this table (or an admin) can do that.",

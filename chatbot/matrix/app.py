@@ -147,11 +147,14 @@ class MatrixBot:
             raise SystemExit("MATRIX_HOMESERVER is not set")
         if not cfg.matrix_access_token and not (cfg.matrix_user and cfg.matrix_password):
             raise SystemExit("set MATRIX_USER and MATRIX_PASSWORD, or MATRIX_ACCESS_TOKEN")
+        self.e2e = bool(cfg.matrix_encryption and ENCRYPTION_ENABLED)
+        if self.e2e and (not cfg.matrix_store_key or cfg.matrix_store_key == "DEFAULT_KEY"):
+            raise SystemExit("set MATRIX_STORE_KEY: the key the device's encryption keys are "
+                             "stored with (e.g. `openssl rand -hex 32`; keep it with the store)")
         self.cfg, self.service = cfg, service
         self.store = MatrixStore(service.engine)
         self.outbox = OutboxStore(service.engine, PLATFORM)
         self.store_path = Path(cfg.matrix_store_path)
-        self.e2e = bool(cfg.matrix_encryption and ENCRYPTION_ENABLED)
         self.client: AsyncClient | None = None
         self.user_id = ""
         self.sender: MatrixSender | None = None
@@ -170,8 +173,9 @@ class MatrixBot:
             request_timeout=60,
             encryption_enabled=self.e2e,
             store_sync_tokens=False,  # the sync token lives in the database
+            pickle_key=self.cfg.matrix_store_key or "",
         )
-        self.store_path.mkdir(parents=True, exist_ok=True)
+        private_store(self.store_path)
         return AsyncClient(self.cfg.matrix_homeserver or "", user_id, device_id=device_id,
                            store_path=str(self.store_path), config=config)
 
@@ -239,6 +243,7 @@ class MatrixBot:
                 self._save_login(resp.user_id, resp.device_id, resp.access_token)
         assert self.client is not None
         add_secret(self.client.access_token)
+        private_store(self.store_path)  # (the key database is created on login)
         self.user_id = self.client.user_id
         if self.e2e and self.client.should_upload_keys:
             await self.client.keys_upload()
@@ -734,6 +739,15 @@ class MatrixBot:
                 admin = room.power_levels.get_user_level(user_id) >= 50
         return (ChatRef(PLATFORM, room_id, kind, (title or None) and str(title)[:200]),
                 UserRef(user_id, name[:64], None, None, admin))
+
+
+def private_store(path: Path) -> None:
+    """The store holds the device's keys and login: its folder 0700 and its files 0600,
+    also when they exist already with a looser mode."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path.chmod(0o700)
+    for item in path.rglob("*"):
+        item.chmod(0o700 if item.is_dir() else 0o600)
 
 
 def _localpart(user_id: str) -> str:

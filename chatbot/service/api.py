@@ -52,6 +52,7 @@ class Settings:
     default_language: str = DEFAULT_LANGUAGE
     start_link: Callable[[int], str] | None = None  # deep link to start the bot privately
     experte_budget: float | None = None  # Experte seconds per decision (None: engine default)
+    input_rate: str | None = None  # per person, e.g. "30/10seconds" (None: no flood control)
 
 
 class Refusal(Exception):

@@ -26,6 +26,7 @@ from ..i18n import DEFAULT_LANGUAGE, pick_language, tr
 from . import commands, cpu, menus, outgoing, play, store
 from .api import Change, ChatRef, Outcome, Refusal, Settings, UserRef
 from .deadlines import Deadlines
+from .flood import Flood, Verdict
 from .queries import Queries
 from .transaction import Ctx, Transactions
 
@@ -49,6 +50,7 @@ class Service:
         self.decisions = cpu.Decisions(self.settings)
         self.deadlines = Deadlines(self.tx, self.settings, self.decisions, clock, self._notify)
         self.queries = Queries(self.tx)
+        self.flood = Flood(self.settings.input_rate) if self.settings.input_rate else None
 
     # ------------------------------------------------------------------ inputs
     @contextmanager
@@ -94,6 +96,9 @@ class Service:
     def command(self, chat_ref: ChatRef, user: UserRef, name: str, args: str = "",
                 update_key: str | None = None) -> Outcome:
         """A slash command (``start``, ``help``, ``rules``, ``language``, ``new``, ``stop``)."""
+        held = self._held(chat_ref, user, (chat_ref.external_id, name, args.strip()))
+        if held is not None:
+            return held
         handler = commands.COMMANDS.get(name)
 
         def work(ctx: Ctx, chat: Any, player: Any) -> Outcome:
@@ -105,6 +110,9 @@ class Service:
     def press(self, chat_ref: ChatRef, user: UserRef, data: str | None,
               update_key: str | None = None) -> Outcome:
         """A button press with its (untrusted) data."""
+        held = self._held(chat_ref, user, None)
+        if held is not None:
+            return held
         lang = pick_language(None, user.language, self.settings.default_language)
         try:
             press = buttons.decode(data)
@@ -139,6 +147,20 @@ class Service:
                     results.append(exc)
         self._tell(list(batch.touched.values()))
         return results
+
+    def _held(self, chat_ref: ChatRef, user: UserRef,
+              command: tuple[str, ...] | None) -> Outcome | None:
+        """The answer to an input held back by flood control (``None``: go on)."""
+        if self.flood is None:
+            return None
+        verdict = self.flood.check(chat_ref.platform, user.external_id, command)
+        if verdict is Verdict.OK:
+            return None
+        if verdict is Verdict.SLOW_DOWN:
+            lang = pick_language(None, user.language, self.settings.default_language)
+            log.info("%s %s: over the input rate", chat_ref.platform, user.external_id)
+            return Outcome(tr(lang, "slow_down"), ok=False, alert=True)
+        return Outcome(None, ok=False)  # a repeat, or quiet after "slow down"
 
     def reply(self, chat_ref: ChatRef, text: str) -> None:
         """Queue a plain message to a chat (e.g. the answer to a refused command)."""

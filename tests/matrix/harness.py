@@ -133,6 +133,7 @@ def bot_env(homeserver: str, user: str, password: str, db_url: str, store: Path,
         "MATRIX_USER": user,
         "MATRIX_PASSWORD": password,
         "MATRIX_STORE_PATH": str(store),
+        "MATRIX_STORE_KEY": "a-test-store-key-0123456789",
         "DATABASE_URL": db_url,
         "CPU_DELAY": "0.05",
         "TURN_TIMEOUT": "120",
@@ -140,6 +141,7 @@ def bot_env(homeserver: str, user: str, password: str, db_url: str, store: Path,
         "LOG_LEVEL": "INFO",
         "PYTHONUNBUFFERED": "1",
         "PYTHONPATH": str(ROOT),
+        "INPUT_RATE": "off",  # the players here are scripts (tests of flood control set it)
     })
     env.update({k: str(v) for k, v in overrides.items()})
     return env

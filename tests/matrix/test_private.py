@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import stat
 
 import pytest
 
@@ -82,3 +83,8 @@ def test_private_game_against_cpu_in_an_encrypted_direct_room(matrix) -> None:
     assert db.result(table_id) is not None
     assert not [r for r in db.outbox() if r["status"] == "failed"]
     assert bot.alive()
+    # the device's store is private (issue 15, item 9): folder 0700, every file 0600
+    store = matrix.tmp / "matrix-store"
+    files = [p for p in store.rglob("*") if p.is_file()]
+    assert files and stat.S_IMODE(store.stat().st_mode) == 0o700
+    assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in files), files

@@ -123,6 +123,7 @@ def bot_env(fake: FakeBotApi, db_url: str, **overrides: Any) -> dict[str, str]:
         "DEFAULT_LANGUAGE": "de",
         "LOG_LEVEL": "INFO",
         "PYTHONUNBUFFERED": "1",
+        "INPUT_RATE": "off",  # the players here are scripts (tests of flood control set it)
     })
     env.update({k: str(v) for k, v in overrides.items()})
     return env
