@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import timedelta
 
 from dotenv import load_dotenv
+
+from storage.retention import Retention
 
 
 @dataclass(frozen=True)
@@ -24,6 +27,7 @@ class Config:
     log_level: str
     experte_budget: float | None = None  # Experte seconds per decision (EXPERTE_BUDGET)
     input_rate: str | None = "30/10seconds"  # per person (INPUT_RATE; "off": no flood control)
+    retention: Retention = field(default_factory=Retention)  # RETAIN_* (storage.retention)
     # Matrix (``stammtisch matrix``)
     matrix_homeserver: str | None = None
     matrix_user: str | None = None  # @bot:example.org (or the localpart with a password)
@@ -60,6 +64,10 @@ def load(env_file: str | None = ".env") -> Config:
         log_level=(env("LOG_LEVEL") or "INFO").upper(),
         experte_budget=_seconds(env("EXPERTE_BUDGET")),
         input_rate=_rate(env("INPUT_RATE")),
+        retention=Retention(
+            updates=timedelta(days=float(env("RETAIN_UPDATES_DAYS") or 3)),
+            outbox=timedelta(hours=float(env("RETAIN_OUTBOX_HOURS") or 24)),
+            moves=timedelta(days=float(env("RETAIN_MOVES_DAYS") or 30))),
         matrix_homeserver=env("MATRIX_HOMESERVER") or None,
         matrix_user=env("MATRIX_USER") or None,
         matrix_password=env("MATRIX_PASSWORD") or None,

@@ -25,7 +25,8 @@ def build_service(cfg: Config, background_checkpoints: bool = False,
     settings = Settings(cpu_delay=cfg.cpu_delay, group_timeout=cfg.group_timeout,
                         next_round_delay=cfg.next_round_delay,
                         default_language=cfg.default_language,
-                        experte_budget=cfg.experte_budget, input_rate=cfg.input_rate)
+                        experte_budget=cfg.experte_budget, input_rate=cfg.input_rate,
+                        retention=cfg.retention)
     for key, value in overrides.items():
         setattr(settings, key, value)
     return Service(engine, settings)

@@ -55,6 +55,7 @@ class GameTable(SQLModel, table=True):
     __table_args__ = (
         Index("ix_game_table_deadline", "next_deadline"),
         Index("ix_game_table_chat_state", "chat_id", "fsm_state"),
+        Index("ix_game_table_finished", "finished_at"),  # retention
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -81,7 +82,8 @@ class Seat(SQLModel, table=True):
     """A seat at a table: a player or a CPU."""
 
     __tablename__ = "seat"
-    __table_args__ = (UniqueConstraint("table_id", "seat_no"),)
+    __table_args__ = (UniqueConstraint("table_id", "seat_no"),
+                      Index("ix_seat_player", "player_id"))  # a person's tables (/start)
 
     id: int | None = Field(default=None, primary_key=True)
     table_id: int = Field(foreign_key="game_table.id", index=True)
@@ -128,7 +130,8 @@ class ProcessedUpdate(SQLModel, table=True):
     """Platform update ids already handled: a repeated update is ignored."""
 
     __tablename__ = "processed_update"
-    __table_args__ = (UniqueConstraint("platform", "update_key"),)
+    __table_args__ = (UniqueConstraint("platform", "update_key"),
+                      Index("ix_processed_update_at", "at"))  # retention
 
     id: int | None = Field(default=None, primary_key=True)
     platform: str = Field(max_length=16)
@@ -140,7 +143,12 @@ class Outbox(SQLModel, table=True):
     """A view to deliver, written in the same commit as the change that caused it."""
 
     __tablename__ = "outbox"
-    __table_args__ = (Index("ix_outbox_pending", "status", "not_before"),)
+    __table_args__ = (
+        Index("ix_outbox_pending", "status", "not_before"),
+        # a chat's rows newest first (the Matrix bot's choice lists), a pass's pending rows
+        Index("ix_outbox_chat", "platform", "chat_external_id", "status", "id"),
+        Index("ix_outbox_created", "created_at"),  # retention
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     platform: str = Field(max_length=16)
@@ -162,7 +170,10 @@ class MessageSlot(SQLModel, table=True):
     """Which platform message shows a slot (table message, private hand view) in a chat."""
 
     __tablename__ = "message_slot"
-    __table_args__ = (UniqueConstraint("platform", "chat_external_id", "slot"),)
+    __table_args__ = (UniqueConstraint("platform", "chat_external_id", "slot"),
+                      Index("ix_message_slot_message", "platform", "chat_external_id",
+                            "message_id"),  # the slot a replied-to message shows
+                      Index("ix_message_slot_updated", "updated_at"))  # retention
 
     id: int | None = Field(default=None, primary_key=True)
     platform: str = Field(max_length=16)

@@ -122,6 +122,7 @@ class Deadlines:
                     next_sweep = time.monotonic() + self.sweep
                     for table_id, version in await asyncio.to_thread(self.service.due):
                         await asyncio.to_thread(self.service.fire_due, table_id, version)
+                    await asyncio.to_thread(self.service.sweep_old)
             except Exception:
                 log.exception("deadline pass failed")
             wait = self.sweep

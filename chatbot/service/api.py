@@ -4,8 +4,10 @@ the settings, and the changes a commit made."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
+
+from storage.retention import Retention
 
 from ..i18n import DEFAULT_LANGUAGE
 
@@ -53,6 +55,7 @@ class Settings:
     start_link: Callable[[int], str] | None = None  # deep link to start the bot privately
     experte_budget: float | None = None  # Experte seconds per decision (None: engine default)
     input_rate: str | None = None  # per person, e.g. "30/10seconds" (None: no flood control)
+    retention: Retention = field(default_factory=Retention)  # how long old rows are kept
 
 
 class Refusal(Exception):

@@ -9,6 +9,7 @@ answer. The work itself lives in the modules named for it: ``commands``, ``menus
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -18,6 +19,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import select
 
+from storage import retention
 from storage.db import utcnow
 from storage.models import GameTable, Move, Player
 
@@ -32,6 +34,7 @@ from .transaction import Ctx, Transactions
 
 log = logging.getLogger(__name__)
 Press = tuple[ChatRef, UserRef, str | None, str | None]
+SWEEP_EVERY = 3600.0  # seconds between two retention sweeps of a process
 _TRIES = 2  # an input that meets a unique-key race runs once more (it then sees the winner)
 
 
@@ -50,6 +53,7 @@ class Service:
         self.decisions = cpu.Decisions(self.settings)
         self.deadlines = Deadlines(self.tx, self.settings, self.decisions, clock, self._notify)
         self.queries = Queries(self.tx)
+        self._swept: float | None = None  # when ``sweep_old`` last ran
         self.flood = Flood(self.settings.input_rate) if self.settings.input_rate else None
 
     # ------------------------------------------------------------------ inputs
@@ -207,6 +211,20 @@ class Service:
     def fire_due(self, table_id: int, version: int, *, may_think: bool = True) -> bool | None:
         """Claim and run a table's deadline, once (see ``Deadlines.fire``)."""
         return self.deadlines.fire(table_id, version, may_think=may_think)
+
+    def sweep_old(self, every: float = SWEEP_EVERY) -> dict[str, int] | None:
+        """Delete rows the retention policy no longer keeps (``storage.retention``), at most
+        once per ``every`` seconds of this process; adapters call it from their periodic
+        sweeps. Returns the counts, or ``None`` when it was not yet time."""
+        now = time.monotonic()
+        if self._swept is not None and now - self._swept < every:
+            return None
+        self._swept = now
+        counts = retention.sweep(self.engine, self.clock(), self.settings.retention)
+        if any(counts.values()):
+            log.info("retention: deleted %s", ", ".join(f"{n} {k}" for k, n in counts.items()
+                                                        if n))
+        return counts
 
     def decision_load(self) -> float:
         """The load factor of a CPU decision (see ``cpu.Decisions.load``)."""

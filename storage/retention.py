@@ -1,0 +1,80 @@
+"""Data that does not grow forever: what is old enough is deleted, in small batches.
+
+- processed update ids after ``updates`` (default 3 days). Telegram starts update ids anew
+  after a week without updates, so this must stay under seven days: an id kept longer could
+  make a new update that reuses it look like a repeat.
+- outbox rows no longer pending (sent, dropped, failed) after ``outbox`` (default 1 day).
+- the move logs of finished tables after ``moves`` (default 30 days; the result row with the
+  standings stays for the statistics, the table can no longer be replayed move by move).
+- abandoned tables that never finished (no result) after ``moves``, with their seats and moves.
+- message slots (which message shows a table) not touched for ``moves``.
+
+``sweep`` runs the whole policy once; adapters call it about hourly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import Select, delete, select
+from sqlalchemy.engine import Engine
+
+import fsm
+from storage.db import write_lock
+from storage.models import GameTable, MessageSlot, Move, Outbox, ProcessedUpdate, Result, Seat
+
+BATCH = 2000  # rows per DELETE: a sweep never holds the write lock for long
+
+
+@dataclass(frozen=True)
+class Retention:
+    """How long each kind of row is kept."""
+
+    updates: timedelta = timedelta(days=3)
+    outbox: timedelta = timedelta(days=1)
+    moves: timedelta = timedelta(days=30)
+
+    def __post_init__(self) -> None:
+        if self.updates >= timedelta(days=7):
+            raise ValueError("processed update ids must be kept less than 7 days "
+                             "(Telegram reuses update ids after a week without updates)")
+
+
+def _drain(engine: Engine, model: type, ids: Select) -> int:  # type: ignore[type-arg]
+    """Delete the rows whose ids the query selects, a batch per transaction."""
+    table = model.__table__  # type: ignore[attr-defined]
+    done = 0
+    while True:
+        with write_lock(engine), engine.begin() as conn:
+            batch = list(conn.execute(ids.limit(BATCH)).scalars())
+            if batch:
+                conn.execute(delete(table).where(table.c.id.in_(batch)))
+        done += len(batch)
+        if len(batch) < BATCH:
+            return done
+
+
+def sweep(engine: Engine, now: datetime, policy: Retention | None = None) -> dict[str, int]:
+    """Delete what the policy no longer keeps; returns how many rows of each kind."""
+    policy = policy or Retention()
+    old_tables = now - policy.moves
+    finished = select(GameTable.id).where(GameTable.fsm_state == fsm.FINISHED,
+                                          GameTable.finished_at < old_tables)
+    abandoned = select(GameTable.id).where(
+        GameTable.fsm_state == fsm.ABANDONED, GameTable.updated_at < old_tables,
+        ~select(Result.id).where(Result.table_id == GameTable.id).exists())
+    counts = {
+        "processed_update": _drain(engine, ProcessedUpdate, select(ProcessedUpdate.id).where(
+            ProcessedUpdate.at < now - policy.updates)),
+        "outbox": _drain(engine, Outbox, select(Outbox.id).where(
+            Outbox.created_at < now - policy.outbox, Outbox.status != "pending")),
+        "move": _drain(engine, Move, select(Move.id).where(
+            Move.table_id.in_(finished.union(abandoned)))),  # type: ignore[attr-defined]
+        "seat": _drain(engine, Seat, select(Seat.id).where(
+            Seat.table_id.in_(abandoned))),  # type: ignore[attr-defined]
+    }
+    counts["game_table"] = _drain(engine, GameTable, abandoned)
+    counts["message_slot"] = _drain(engine, MessageSlot, select(MessageSlot.id).where(
+        MessageSlot.updated_at < old_tables))
+    return counts
