@@ -558,14 +558,30 @@ class MatrixBot:
         self.undecrypted = keep
 
     async def _on_member(self, room_id: str, event: RoomMemberEvent) -> None:
-        if event.membership not in ("leave", "ban") or event.state_key == self.user_id:
+        if event.state_key == self.user_id:
             return
         known = await asyncio.to_thread(self.store.chat, room_id)
-        if known is not None and known[0] == "private":
+        if known is None or known[0] != "private":
+            return
+        if event.membership in ("leave", "ban"):
             log.info("%s left the direct room %s", event.state_key, room_id)
             await asyncio.to_thread(self.service.forget_private_chat, PLATFORM, room_id)
             with contextlib.suppress(Exception):
                 await self.client.room_leave(room_id)  # type: ignore[union-attr]
+        elif event.membership in ("join", "invite") and self._members(room_id) > 2:
+            # no longer a direct room: no hidden information there any more, and a new
+            # direct room for the person it belonged to
+            log.info("direct room %s gained %s: now a group", room_id, event.state_key)
+            people = await asyncio.to_thread(self.service.chat_no_longer_private, PLATFORM,
+                                             room_id)
+            for person in people:
+                group, user = await self._refs(room_id, person)
+                await self._ensure_dm(group, user, None)
+
+    def _members(self, room_id: str) -> int:
+        """People in a room, the bot included (joined and invited)."""
+        room = self.client.rooms.get(room_id) if self.client else None
+        return room.member_count if room is not None else 0
 
     async def _on_text(self, room_id: str, event: RoomMessageText) -> None:
         names = (self.user_id, _localpart(self.user_id))
@@ -726,6 +742,8 @@ class MatrixBot:
         known = await asyncio.to_thread(self.store.chat, room_id)
         if known is not None:
             kind = known[0]
+            if kind == "private" and self._members(room_id) > 2:
+                kind = "group"  # a third person came in (see ``_on_member``)
         else:
             direct = await asyncio.to_thread(self.store.get, "direct", room_id) == "1"
             members = room.member_count if room is not None else 0

@@ -21,7 +21,7 @@ from sqlmodel import select
 
 from storage import retention
 from storage.db import utcnow
-from storage.models import GameTable, Move, Player
+from storage.models import Chat, GameTable, Move, Player
 
 from .. import buttons
 from ..i18n import DEFAULT_LANGUAGE, pick_language, tr
@@ -180,6 +180,32 @@ class Service:
                     Player.platform == platform,
                     Player.private_chat_id == chat_external_id)).all():
                 player.private_chat_id = None
+
+    def chat_no_longer_private(self, platform: str, chat_external_id: str) -> list[str]:
+        """A direct chat gained more people (a Matrix direct room a third member joined): it
+        is a group from now on. Private views stop going there and a private game in it is
+        closed (its view keeps no hand). Returns the external ids of the people whose private
+        chat it was (the adapter opens a new direct chat for them)."""
+        with self.tx.tx() as session:
+            chat = session.exec(select(Chat).where(
+                Chat.platform == platform, Chat.external_id == chat_external_id)).first()
+            if chat is None or chat.kind != "private":
+                return []
+            chat.kind = "group"
+            ctx = Ctx(session, platform, outgoing.language_of(chat, self.settings),
+                      self.clock(), self.settings, self.decisions)
+            people = []
+            for player in session.exec(select(Player).where(
+                    Player.platform == platform,
+                    Player.private_chat_id == chat_external_id)).all():
+                player.private_chat_id = None
+                people.append(player.external_id)
+            table_id = store.open_table(session, chat)
+            table = store.lock_table(session, table_id) if table_id is not None else None
+            if table is not None and table.is_private:
+                play.stop_table(ctx, table)
+        self._notify(ctx)
+        return people
 
     # ------------------------------------------------------------------ after a commit
     def _notify(self, ctx: Ctx | None) -> None:

@@ -51,6 +51,8 @@ def chat_for(session: Session, ref: ChatRef, now: datetime) -> Chat:
         _insert_new(session, Chat, {**params, "kind": ref.kind, "title": ref.title,
                                     "created_at": now})
         chat = session.exec(_CHAT_BY_REF, params=params).one()
+    elif chat.kind == "private" and ref.kind == "group":  # (``chat_no_longer_private``)
+        chat.kind = "group"
     return chat
 
 

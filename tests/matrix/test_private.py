@@ -88,3 +88,41 @@ def test_private_game_against_cpu_in_an_encrypted_direct_room(matrix) -> None:
     files = [p for p in store.rglob("*") if p.is_file()]
     assert files and stat.S_IMODE(store.stat().st_mode) == 0o700
     assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in files), files
+
+
+def test_a_direct_room_that_gains_a_third_member_is_private_no_more(matrix) -> None:
+    """Issue 15, item 7: once a third person is in the direct room, no hand is shown there
+    any more (the private game there is closed) and the bot opens a new direct room."""
+    matrix.start_bot()
+    uid, pw = matrix.account("rita")
+    quinn_id, quinn_pw = matrix.account("quinn")
+
+    async def scenario() -> None:
+        rita = await Person(matrix.synapse.url, uid, pw, matrix.bot_id).start()
+        quinn = await Person(matrix.synapse.url, quinn_id, quinn_pw, matrix.bot_id).start()
+        try:
+            room = await rita.create_room([matrix.bot_id], direct=True)
+            await rita.joined(room, matrix.bot_id)
+            await wait_for(lambda: rita.said(room, "Stammtisch"), WAIT, "the greeting")
+            await rita.say(room, "!neu schwimmen 1 anfaenger")
+            table = await wait_for(lambda: rita.newest(room, lambda m: m.body.startswith("🃏")),
+                                   WAIT, "the private table")
+            assert "Deine Karten" in table.body or "Your cards" in table.body
+            # a third person comes in
+            await rita.client.room_invite(room, quinn_id)
+            await quinn.client.join(room)
+            await rita.joined(room, quinn_id)
+            await wait_for(lambda: "Karten" not in table.body and "beendet" in table.body,
+                           WAIT, "the private table closed without the hand")
+            new_dm = await wait_for(lambda: next(
+                (r for r in rita.client.invited_rooms), None), WAIT, "an invite to a new room")
+            assert new_dm != room
+            count = rita.count(room)
+            await rita.say(room, "!karten")  # asking for cards there shows none
+            await asyncio.sleep(3)
+            assert not any("Deine Karten" in m.body for m in rita.bot_messages(room)[count:])
+        finally:
+            await rita.stop()
+            await quinn.stop()
+
+    asyncio.run(scenario())
