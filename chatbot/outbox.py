@@ -209,6 +209,14 @@ class OutboxStore:
                     MessageSlot.chat_external_id == chat)).all():
                 session.delete(slot)
 
+    def sent_since(self, since: datetime) -> list[tuple[str, datetime]]:
+        """(chat, when) of the rows delivered since then (rate limits across restarts)."""
+        with Session(self._reader) as session:
+            rows = session.exec(select(Outbox.chat_external_id, Outbox.sent_at).where(
+                Outbox.platform == self.platform, Outbox.status == "sent",
+                col(Outbox.sent_at) >= since)).all()
+        return [(chat, _aware(at)) for chat, at in rows if at is not None]
+
     def next_due(self) -> datetime | None:
         with Session(self._reader) as session:
             return session.exec(select(Outbox.not_before).where(

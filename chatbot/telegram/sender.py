@@ -15,12 +15,17 @@ import time
 from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
-from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, MessageEntity
+from telegram import (
+    Bot,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    LinkPreviewOptions,
+    MessageEntity,
+)
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
-from telegram.request import RequestData
-from telegram.request._requestparameter import RequestParameter
 
 from ..outbox import (
     Item,
@@ -33,6 +38,7 @@ from ..outbox import (
 )
 
 log = logging.getLogger(__name__)
+_NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 
 
 @dataclass
@@ -68,12 +74,20 @@ class RateLimiter:
             waits.append(self.global_window[0] + 1 - now)
         return max(waits)
 
-    def took(self, chat: str) -> None:
-        now = self.clock()
-        self.last[chat] = now
+    def took(self, chat: str, ago: float = 0.0) -> None:
+        """A message went to a chat (``ago`` seconds before now)."""
+        when = self.clock() - ago
+        self.last[chat] = max(self.last.get(chat, when), when)
         if chat.startswith("-"):
-            self.group_window[chat].append(now)
-        self.global_window.append(now)
+            self.group_window[chat].append(when)
+        self.global_window.append(when)
+
+    def remember(self, sent: list[tuple[str, float]]) -> None:
+        """Messages sent before this process started (chat, seconds ago), oldest first: the
+        limits hold across a restart."""
+        for chat, ago in sorted(sent, key=lambda s: -s[1]):
+            if 0 <= ago < 60:
+                self.took(chat, ago)
 
 
 def keyboard(rows: list[list[list[str]]]) -> InlineKeyboardMarkup | None:
@@ -110,14 +124,6 @@ def mentions(text: str) -> tuple[str, list[MessageEntity] | None]:
     return "".join(out), entities
 
 
-async def raw_call(bot: Bot, endpoint: str, data: dict[str, Any]) -> Any:
-    """``endpoint`` with JSON-ready ``data`` (``None`` values left out) on the bot's request
-    object; returns the ``result`` of the answer, raises PTB's errors."""
-    params = [RequestParameter(k, v, None) for k, v in data.items() if v is not None]
-    return await bot.request.post(f"{bot.base_url}/{endpoint}",
-                                  request_data=RequestData(params))
-
-
 class TelegramTransport:
     """The Bot API calls behind an outbox item, with Telegram's errors mapped."""
 
@@ -148,37 +154,22 @@ class TelegramTransport:
         except TelegramError as exc:
             raise Retry(5.0, f"telegram: {exc}") from exc
 
-    async def _post(self, endpoint: str, data: dict[str, Any]) -> Any:
-        """A raw Bot API call: the JSON result as is. Views go out by the hundred, and PTB's
-        typed methods would build objects for the markup and parse every returned message
-        (most of the sender's CPU time). The call goes through the bot's request object
-        (``BaseRequest.post``), so errors are raised as PTB raises them."""
-        return await raw_call(self.bot, endpoint, data)
-
-    @staticmethod
-    def _view(text: str, rows: list[list[list[str]]]) -> dict[str, Any]:
-        text, entities = mentions(text)
-        data: dict[str, Any] = {"text": text, "link_preview_options": {"is_disabled": True}}
-        if entities:
-            data["entities"] = [e.to_dict() for e in entities]
-        if rows:
-            data["reply_markup"] = {"inline_keyboard": [
-                [{"text": label, "callback_data": cb} for label, cb in row] for row in rows]}
-        return data
-
     async def send(self, chat: str, text: str, rows: list[list[list[str]]]) -> str:
-        data = {"chat_id": int(chat), **self._view(text, rows)}
-        msg = await self._call(chat, lambda: self._post("sendMessage", data))
-        return str(msg["message_id"])
+        text, entities = mentions(text)
+        msg = await self._call(chat, lambda: self.bot.send_message(
+            int(chat), text, entities=entities, reply_markup=keyboard(rows),
+            link_preview_options=_NO_PREVIEW))
+        return str(msg.message_id)
 
     async def edit(self, chat: str, message_id: str, text: str,
                    rows: list[list[list[str]]]) -> None:
-        data = {"chat_id": int(chat), "message_id": int(message_id), **self._view(text, rows)}
-        await self._call(chat, lambda: self._post("editMessageText", data))
+        text, entities = mentions(text)
+        await self._call(chat, lambda: self.bot.edit_message_text(
+            text, chat_id=int(chat), message_id=int(message_id), entities=entities,
+            reply_markup=keyboard(rows), link_preview_options=_NO_PREVIEW))
 
     async def delete(self, chat: str, message_id: str) -> None:
-        await self._call(chat, lambda: self._post("deleteMessage", {
-            "chat_id": int(chat), "message_id": int(message_id)}))
+        await self._call(chat, lambda: self.bot.delete_message(int(chat), int(message_id)))
 
 
 class OutboxSender:
@@ -212,6 +203,12 @@ class OutboxSender:
                 self._task.cancel()
 
     async def _run(self) -> None:
+        try:  # what went out during the last minute (before a restart) still counts
+            now = self.store.clock()
+            sent = await self.run(self.store.sent_since, now - timedelta(seconds=60))
+            self.limiter.remember([(chat, (now - at).total_seconds()) for chat, at in sent])
+        except Exception:
+            log.exception("could not read the recent sends")
         while not self._stopping:
             try:
                 delay = await self.pass_once()
