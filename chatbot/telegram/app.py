@@ -1,7 +1,9 @@
 """The Telegram adapter: python-telegram-bot handlers that delegate to the service.
 
 Updates become service calls (on SQLite on the event loop, elsewhere on a few threads; a CPU
-that must think does so on a worker thread); polled button presses come raw from ``leanbot``.
+that must think does so on a worker thread). Every update goes through PTB's ``Update`` and its
+handlers; button presses that arrive together share SQLite transactions (``presses``), and an
+update is confirmed to Telegram only once it is handled (``polling``, ``webhook``).
 Answers to button presses are short alerts; everything else the bot says goes through the
 outbox and the rate-limited sender. Deadlines from the database are armed as JobQueue
 (APScheduler) jobs after each commit (one that is already due fires at once) and swept every
@@ -37,8 +39,10 @@ from ..heap import freeze_startup_heap
 from ..i18n import pick_language, tr
 from ..outbox import OutboxStore
 from ..service import Change, ChatRef, Outcome, Service, UserRef
-from .leanbot import LeanBot, TrackingUpdateProcessor, press_fields
-from .sender import Limits, OutboxSender, TelegramTransport, raw_call
+from .polling import ConfirmingBot, ConfirmingUpdateProcessor
+from .presses import PressBatch
+from .request import http_client, make_requests
+from .sender import Limits, OutboxSender, TelegramTransport
 
 log = logging.getLogger(__name__)
 PLATFORM = "telegram"
@@ -46,8 +50,7 @@ COMMANDS = ("start", "help", "rules", "language", "new", "stop")
 MANAGE_CODES = ("start", "stop", "kick", "fill", "clock", "cur", "opt", "lvl")
 SWEEP_SECONDS = 2.0
 POOL_SIZE = 256  # concurrent Bot API calls (answers and outbox deliveries), as PTB's default
-MAX_PRESSES = 256  # button presses handled at once on the raw path (as PTB's concurrent updates)
-PRESS_BATCH = 16  # polled presses sharing one SQLite transaction (a bigger batch goes in parts)
+MAX_UPDATES = 256  # updates handled at once (PTB's concurrent updates)
 T = TypeVar("T")
 
 _COMMAND_TEXT = {
@@ -69,8 +72,9 @@ def api_base(url: str | None) -> str | None:
 class TelegramBot:
     """Wires the service into a python-telegram-bot Application."""
 
-    def __init__(self, service: Service, app: Application, limits: Limits | None = None) -> None:
-        self.service, self.app = service, app
+    def __init__(self, service: Service, app: Application, limits: Limits | None = None,
+                 client: str = "aiohttp") -> None:
+        self.service, self.app, self.client = service, app, client
         # Where the inputs' database work runs (see ``_db``): the event loop itself on SQLite
         # (``run`` moves its WAL checkpoints to a thread of their own), a few threads elsewhere.
         # A CPU turn that may think (Experte) runs on a worker thread.
@@ -82,12 +86,9 @@ class TelegramBot:
         self.loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
         self._jobs: dict[int, Any] = {}  # table id -> its armed deadline job
-        self._tasks: set[asyncio.Task] = set()  # raw presses and deadlines fired at once
-        self._press_slots = asyncio.Semaphore(MAX_PRESSES)
-        self._polled: list[tuple[ChatRef, UserRef, dict[str, Any]]] = []  # presses to batch
+        self._tasks: set[asyncio.Task] = set()  # deadlines fired at once
+        self.presses = PressBatch(service) if sqlite else None  # presses sharing transactions
         service.listeners.append(self._on_commit)
-        if isinstance(app.bot, LeanBot):
-            app.bot.set_raw_handler(self._raw_update)
         app.add_handler(CommandHandler(list(COMMANDS), self.on_command))
         app.add_handler(CallbackQueryHandler(self.on_press))
         app.add_handler(MessageHandler(filters.COMMAND, self.on_unknown_command))
@@ -113,10 +114,10 @@ class TelegramBot:
         upcoming = await self._db(self.service.next_deadlines)
         self._arm([Change(t, v, when) for t, v, when in upcoming])
         log.info("telegram bot @%s ready (Bot API client: %s); %d start-up objects frozen",
-                 username, http_client(), freeze_startup_heap())
+                 username, self.client, freeze_startup_heap())
 
     async def post_stop(self, app: Application) -> None:
-        if self._tasks:  # raw presses and due deadlines finish before the sender stops
+        if self._tasks:  # due deadlines finish before the sender stops
             await asyncio.wait(list(self._tasks), timeout=10)
         await self.sender.stop()
         if self.db is not None:
@@ -232,122 +233,53 @@ class TelegramBot:
             await self._db(self.service.reply, chat_ref, outcome.text)
 
     async def on_press(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A button press: the service decides (on SQLite together with the presses that
+        arrived with it), the update counts as handled once that is committed, then the press
+        is answered."""
         query = update.callback_query
-        if query is None or update.effective_user is None or update.effective_chat is None:
-            if query is not None:
-                await query.answer()
+        if query is None:
             return
-        admin = _code(query.data or "") in MANAGE_CODES and await self._is_admin(update)
-        chat_ref, user = self._refs(update, admin)
-        await self._press(chat_ref, user, query.data or "", update.update_id, query.id)
-
-    async def _press(self, chat_ref: ChatRef, user: UserRef, data: str, update_id: int,
-                     query_id: str) -> None:
-        """A button press, from either path: the service decides, the press is answered."""
+        if update.effective_user is None or update.effective_chat is None:
+            await query.answer()  # e.g. a press in an inline-mode message: nothing to do
+            return
+        data = query.data or ""
         try:
-            outcome = await self._db(self.service.press, chat_ref, user, data, str(update_id))
+            admin = _code(data) in MANAGE_CODES and await self._is_admin(update)
+            chat_ref, user = self._refs(update, admin)
+            outcome = await self._press(chat_ref, user, data, str(update.update_id))
+        except Exception as exc:
+            outcome = self._failed(data, update.update_id, exc)
         finally:
-            if isinstance(self.app.bot, LeanBot):  # committed: the update may be confirmed
-                self.app.bot.finished(update_id)
-        await self._answer(query_id, outcome)
+            if isinstance(self.app.bot, ConfirmingBot):  # committed: it may be confirmed
+                self.app.bot.handled(update.update_id)
+        await self._answer(query.id, outcome)
+
+    async def _press(self, chat_ref: ChatRef, user: UserRef, data: str,
+                     update_key: str) -> Outcome:
+        if self.presses is not None:
+            return await self.presses.press(chat_ref, user, data, update_key)
+        return await self._db(self.service.press, chat_ref, user, data, update_key)
 
     async def _answer(self, query_id: str, outcome: Outcome) -> None:
         text = (outcome.text or "")[:200] or None
         try:
-            await raw_call(self.app.bot, "answerCallbackQuery", {
-                "callback_query_id": query_id, "text": text,
-                "show_alert": (outcome.alert and bool(text)) or None})
+            await self.app.bot.answer_callback_query(
+                query_id, text=text, show_alert=(outcome.alert and bool(text)) or None)
         except Exception as exc:  # a too-old query cannot be answered; the press still counts
             log.info("table %s: could not answer callback: %s", outcome.table_id, exc)
 
     @staticmethod
-    def _plain_press(raw: dict[str, Any]) -> tuple[ChatRef, UserRef, dict[str, Any]] | None:
-        """A raw update that is a plain button press (one that needs no admin check): who
-        pressed where, and the press's fields; ``None`` for anything else."""
-        fields = press_fields(raw)
-        if fields is None:
-            return None
-        if _code(fields["data"]) in MANAGE_CODES and fields["chat_type"] != ChatType.PRIVATE:
-            return None
-        chat_ref, user = refs(fields["chat_id"], fields["chat_type"], fields["chat_title"],
-                              fields["user_id"], fields["first_name"], fields["last_name"],
-                              fields["username"], fields["language_code"])
-        return chat_ref, user, fields
-
-    def _raw_update(self, raw: dict[str, Any]) -> bool:
-        """The polling bot's raw first look (see ``leanbot``): take a plain button press;
-        everything else goes the PTB way."""
-        press = self._plain_press(raw)
-        if press is None:
-            return False
-        chat_ref, user, fields = press
-        if self.db is not None:  # other databases: each press on an input thread
-            self._track(self._raw_press(chat_ref, user, fields))
-            return True
-        if not self._polled:  # once the polled batch has been looked at
-            asyncio.get_running_loop().call_soon(self._flush_polled)
-        self._polled.append((chat_ref, user, fields))
-        return True
-
-    def _flush_polled(self) -> None:
-        polled, self._polled = self._polled, []
-        if len(polled) == 1:
-            self._track(self._raw_press(*polled[0]))
-        elif polled:
-            self._track(self._raw_presses(polled))
-
-    async def _raw_presses(self, polled: list[tuple[ChatRef, UserRef, dict[str, Any]]]) -> None:
-        """Presses polled together, on SQLite: up to ``PRESS_BATCH`` share a transaction
-        (``press_many``); each part is answered as soon as it is committed."""
-        answers: list[asyncio.Future[None]] = []
-        for start in range(0, len(polled), PRESS_BATCH):
-            if start:
-                await asyncio.sleep(0)  # the previous part's answers go out first
-            part = polled[start:start + PRESS_BATCH]
-            outcomes: list[Outcome | BaseException]
-            try:
-                outcomes = self.service.press_many(
-                    [(chat_ref, user, f["data"], str(f["update_id"]))
-                     for chat_ref, user, f in part])
-            except Exception as exc:  # the commit failed: none of them counted
-                outcomes = [exc] * len(part)
-            finally:
-                if isinstance(self.app.bot, LeanBot):  # committed: they may be confirmed
-                    for _chat, _user, f in part:
-                        self.app.bot.finished(f["update_id"])
-            for (_chat, _user, f), outcome in zip(part, outcomes, strict=True):
-                if isinstance(outcome, BaseException):
-                    outcome = self._failed(f, outcome)
-                answers.append(asyncio.ensure_future(self._answer(f["query_id"], outcome)))
-        await asyncio.gather(*answers)
-
-    @staticmethod
-    def _failed(fields: dict[str, Any], exc: BaseException) -> Outcome:
+    def _failed(data: str, update_id: int, exc: BaseException) -> Outcome:
         """Log a press that failed (with its table id); the short answer it gets."""
-        log.error("table %s: update %s failed: %s", _table(fields["data"]),
-                  fields["update_id"], exc, exc_info=exc)
+        log.error("table %s: update %s failed: %s", _table(data), update_id, exc, exc_info=exc)
         return Outcome("⚠️", ok=False, alert=False)
 
-    async def _raw_press(self, chat_ref: ChatRef, user: UserRef, fields: dict[str, Any]) -> None:
-        async with self._press_slots:
-            try:
-                await self._press(chat_ref, user, fields["data"], fields["update_id"],
-                                  fields["query_id"])
-            except Exception as exc:
-                await self._answer(fields["query_id"], self._failed(fields, exc))
-
     async def handle_update(self, raw: dict[str, Any]) -> None:
-        """One update from the webhook, handled to the end (committed, press answered) before
-        this returns: a plain button press the raw way, everything else through PTB."""
-        press = self._plain_press(raw)
-        if press is not None:
-            await self._raw_press(*press)
-            return
+        """One update from the webhook, through PTB's handlers to the end (committed, a press
+        answered) before this returns."""
         update = Update.de_json(raw, self.app.bot)
-        if update is None:
-            return
-        self.app.bot.insert_callback_data(update)  # type: ignore[attr-defined]
-        await self.app.process_update(update)
+        if update is not None:
+            await self.app.process_update(update)
 
     async def on_unknown_command(self, update: Update,
                                  context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -405,26 +337,14 @@ def build(cfg: Config, service: Service, limits: Limits | None = None) -> Telegr
     """The application with its handlers, ready to run."""
     if not cfg.telegram_token:
         raise SystemExit("TELEGRAM_TOKEN is not set")
-    request: Any
     client = http_client()
-    if client == "lean":
-        from .leanhttp import LeanRequest
-
-        request, polling = LeanRequest(POOL_SIZE), LeanRequest(1)
-    elif client == "aiohttp":
-        from .request import AiohttpRequest
-
-        request, polling = AiohttpRequest(POOL_SIZE), AiohttpRequest(1)
-    else:
-        from telegram.request import HTTPXRequest
-
-        request, polling = HTTPXRequest(POOL_SIZE), HTTPXRequest(1)
+    request, polling = make_requests(client, POOL_SIZE)
     base = api_base(cfg.telegram_base_url)
     urls = {"base_url": base, "base_file_url": base.rsplit("/bot", 1)[0] + "/file/bot"} \
         if base else {}
-    bot = LeanBot(cfg.telegram_token, request=request, get_updates_request=polling, **urls)
+    bot = ConfirmingBot(cfg.telegram_token, request=request, get_updates_request=polling, **urls)
     builder: Any = ApplicationBuilder().bot(bot).concurrent_updates(
-        TrackingUpdateProcessor(bot, MAX_PRESSES))
+        ConfirmingUpdateProcessor(bot, MAX_UPDATES))
     holder: dict[str, TelegramBot] = {}
 
     async def post_init(app: Application) -> None:
@@ -434,17 +354,8 @@ def build(cfg: Config, service: Service, limits: Limits | None = None) -> Telegr
         await holder["bot"].post_stop(app)
 
     app = builder.post_init(post_init).post_stop(post_stop).build()
-    holder["bot"] = TelegramBot(service, app, limits)
+    holder["bot"] = TelegramBot(service, app, limits, client)
     return holder["bot"]
-
-
-def http_client() -> str:
-    """``TELEGRAM_HTTP_CLIENT``: ``lean`` (the default, ``leanhttp``), ``aiohttp``, or
-    ``httpx`` (PTB's own backend; the one to pick for a proxy)."""
-    import os
-
-    name = os.environ.get("TELEGRAM_HTTP_CLIENT", "lean").strip().lower()
-    return name if name in ("aiohttp", "httpx") else "lean"
 
 
 def limits_from_env() -> Limits:

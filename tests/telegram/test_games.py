@@ -46,7 +46,7 @@ def test_private_game_to_the_end(fake: FakeBotApi, db_url: str,
 
     user = 4242
     table_id, final = _greet_and_play(fake, user, "Paula", "anfaenger", seed=7)
-    assert "(Bot API client: lean)" in bot.log()  # the default: chatbot.telegram.leanhttp
+    assert "(Bot API client: aiohttp)" in bot.log()  # the default: chatbot.telegram.request
 
     db = db_reader(db_url)
     result = fake.wait_for(lambda: db.result(table_id), WAIT, message="the result row")
@@ -95,14 +95,16 @@ def test_private_game_against_experte_over_httpx(fake: FakeBotApi, sqlite_url: s
         assert not any(marker in t for marker in TRACEBACK_MARKERS), t
 
 
-def test_private_game_over_aiohttp(fake: FakeBotApi, sqlite_url: str,
-                                   start_bot: Callable[..., BotProcess]) -> None:
-    """``TELEGRAM_HTTP_CLIENT=aiohttp`` (the client before ``leanhttp``) still plays a game."""
-    bot = start_bot(sqlite_url, TELEGRAM_HTTP_CLIENT="aiohttp")
+def test_private_game_with_the_retired_lean_client(fake: FakeBotApi, sqlite_url: str,
+                                                   start_bot: Callable[..., BotProcess]) -> None:
+    """``TELEGRAM_HTTP_CLIENT=lean`` (a client that is gone) plays on the default, with a
+    warning in the log."""
+    bot = start_bot(sqlite_url, TELEGRAM_HTTP_CLIENT="lean")
     user = 4344
     _table_id, final = _greet_and_play(fake, user, "Vroni", "anfaenger", seed=12)
     assert "🏆" in final["text"]
     assert "(Bot API client: aiohttp)" in bot.log()
+    assert "TELEGRAM_HTTP_CLIENT=lean is not (or no longer) a client" in bot.log()
 
 
 def test_presses_arriving_together_count_once_each(fake: FakeBotApi, sqlite_url: str,

@@ -1,0 +1,81 @@
+"""Long polling that confirms an update to Telegram only once it has been handled.
+
+Fetching the next batch of updates (``getUpdates`` with a higher offset) confirms the earlier
+ones, and Telegram forgets them. python-telegram-bot's Updater fetches on as soon as a batch is
+queued, so a crash while updates are being handled would lose them. Here the bot's
+``get_updates`` first waits until every update of the earlier batches has been handled (its
+input committed, or its handlers through), at most ``HANDLE_TIMEOUT`` seconds; the update
+processor tells the bot when an update's handlers are done, and a handler may say so earlier
+(a button press once it is committed, before it is answered). A crash at any moment thus loses
+no update; at worst one is delivered again, and the service's update log makes the repeat
+change nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable
+from typing import Any
+
+from telegram import Update
+from telegram.ext import ExtBot, SimpleUpdateProcessor
+
+log = logging.getLogger(__name__)
+HANDLE_TIMEOUT = 30.0  # longest wait for earlier updates before fetching (and confirming) more
+
+
+class ConfirmingBot(ExtBot):
+    """``ExtBot`` whose ``get_updates`` waits until the updates it fetched before have been
+    handled (see the module docstring)."""
+
+    __slots__ = ("_unhandled", "_idle")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._unhandled: set[int] = set()  # ids of updates fetched and not yet handled
+        self._idle = asyncio.Event()  # set while none is
+
+    def handled(self, update_id: int) -> None:
+        """The update is handled: it may be confirmed to Telegram (repeats are harmless)."""
+        self._unhandled.discard(update_id)
+        if not self._unhandled:
+            self._idle.set()
+
+    async def _earlier_handled(self) -> None:
+        if not self._unhandled:
+            return
+        try:
+            await asyncio.wait_for(self._idle.wait(), HANDLE_TIMEOUT)
+        except TimeoutError:
+            log.warning("updates %s still unhandled after %.0f s; fetching on",
+                        sorted(self._unhandled), HANDLE_TIMEOUT)
+            self._unhandled.clear()
+            self._idle.set()
+
+    async def get_updates(self, *args: Any, **kwargs: Any) -> tuple[Update, ...]:
+        """``Bot.get_updates``, once every update fetched before has been handled."""
+        await self._earlier_handled()
+        updates = await super().get_updates(*args, **kwargs)
+        if updates:
+            self._unhandled.update(update.update_id for update in updates)
+            self._idle.clear()
+        return updates
+
+
+class ConfirmingUpdateProcessor(SimpleUpdateProcessor):
+    """PTB's concurrent update processing, telling the bot when each update's handlers are
+    done (also when they failed: a poison update must not hold polling up)."""
+
+    __slots__ = ("_bot",)
+
+    def __init__(self, bot: ConfirmingBot, max_concurrent_updates: int = 256) -> None:
+        super().__init__(max_concurrent_updates)
+        self._bot = bot
+
+    async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
+        try:
+            await coroutine
+        finally:
+            if isinstance(update, Update):
+                self._bot.handled(update.update_id)
