@@ -330,10 +330,13 @@ def main() -> None:
     parser.add_argument("--steady-seconds", type=float, default=20.0)
     parser.add_argument("--only-steady", action="store_true",
                         help="run only the steady-load cases")
+    parser.add_argument("--http-client", choices=("aiohttp", "httpx"), default="aiohttp",
+                        help="the bot's Bot API client (TELEGRAM_HTTP_CLIENT; default: aiohttp)")
     args = parser.parse_args()
     common = {"CPU_DELAY": "0", "TELEGRAM_CHAT_INTERVAL": "0", "LOG_LEVEL": "WARNING",
               "INPUT_RATE": "off",  # each simulated player presses 5 times a second
-              "TELEGRAM_GLOBAL_PER_SECOND": "100000", "TELEGRAM_GROUP_PER_MINUTE": "100000"}
+              "TELEGRAM_GLOBAL_PER_SECOND": "100000", "TELEGRAM_GROUP_PER_MINUTE": "100000",
+              "TELEGRAM_HTTP_CLIENT": args.http_client}
     setup = "/new schwimmen 1 anfaenger"
     print(f"{args.tables} active private Schwimmen tables, {args.waves} waves of one button "
           f"press per table; the fake Bot API server runs as its own process")
