@@ -92,8 +92,8 @@ def test_webhook_confirms_an_update_only_once_handled(fake, start_bot, sqlite_ur
 
 def test_webhook_update_killed_mid_handling_is_delivered_again(fake, start_bot,
                                                                sqlite_url) -> None:
-    """SIGKILL while an update is being handled (here: waiting on the admin check of a group
-    command): Telegram never got its 200, delivers the update again to the restarted bot,
+    """SIGKILL while an update is being handled (here: waiting on the admin check of a group's
+    /stop): Telegram never got its 200, delivers the update again to the restarted bot,
     and it is handled once."""
     port = _free_port()
     bot = start_bot(sqlite_url, **_webhook_env(port))
@@ -101,7 +101,7 @@ def test_webhook_update_killed_mid_handling_is_delivered_again(fake, start_bot,
     group, user = -5001, 4646
     since = fake.last_seq()
     fake.set_latency(5.0)  # the admin check (getChatMember) hangs ...
-    fake.send_text(group, user, "/language en", chat_title="Stammtisch")
+    fake.send_text(group, user, "/stop", chat_title="Stammtisch")
     time.sleep(1.5)  # ... while the update is being handled
     bot.kill()
     fake.set_latency(0.0)
@@ -111,7 +111,7 @@ def test_webhook_update_killed_mid_handling_is_delivered_again(fake, start_bot,
     def confirmations() -> list[dict]:
         return [c for c in fake.calls("sendMessage", since=since)
                 if int(c["params"]["chat_id"]) == group
-                and "Language: English" in c["params"]["text"]]
+                and "kein Tisch" in c["params"]["text"]]
 
     fake.wait_for(confirmations, WAIT, message="the command handled after the restart")
     time.sleep(0.5)
