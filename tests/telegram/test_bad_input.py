@@ -149,7 +149,7 @@ def test_bad_input_gets_short_answer_and_changes_nothing(
         (others[1], move, False, "nicht am Zug"),
         (others[0], lobby_codes["start"], False, ""),      # the lobby is over
         (stranger, lobby_codes["join"], False, ""),        # too late to join
-        (plain, lobby_codes["stop"], False, "Nur wer"),    # only the opener may stop
+        (plain, lobby_codes["stop"], False, "veraltet"),   # an old lobby button: stale
         (others[0], "v1:0:0:g.schwimmen", True, "läuft schon"),  # the old game menu
     ]
     for presser, data, check, needle in group_presses:
