@@ -17,6 +17,7 @@ import contextlib
 import functools
 import logging
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
@@ -34,6 +35,8 @@ from telegram.ext import (
     filters,
 )
 
+from storage.keyvalue import get_value, put_value
+
 from ..config import Config
 from ..heap import freeze_startup_heap
 from ..i18n import pick_language, tr
@@ -47,7 +50,9 @@ from .sender import Limits, OutboxSender, TelegramTransport
 log = logging.getLogger(__name__)
 PLATFORM = "telegram"
 COMMANDS = ("start", "help", "rules", "language", "new", "stop")
-MANAGE_CODES = ("start", "stop", "kick", "fill", "clock", "cur", "opt", "lvl")
+MANAGE_CODES = ("start", "stop", "kick", "fill", "clock", "cur", "opt", "lvl", "lang")
+ANSWER_WINDOW = 10.0  # seconds Telegram takes an answer to a button press (not documented)
+NEWEST_KEY = "telegram:newest_update"  # key_value: the newest update id fetched, and when
 SWEEP_SECONDS = 2.0
 POOL_SIZE = 256  # concurrent Bot API calls (answers and outbox deliveries), as PTB's default
 MAX_UPDATES = 256  # updates handled at once (PTB's concurrent updates)
@@ -88,6 +93,8 @@ class TelegramBot:
         self._jobs: dict[int, Any] = {}  # table id -> its armed deadline job
         self._tasks: set[asyncio.Task] = set()  # deadlines fired at once
         self.presses = PressBatch(service) if sqlite else None  # presses sharing transactions
+        self._before_start: tuple[int, float] | None = None  # NEWEST_KEY as the last run left it
+        self._saved_newest: tuple[int, float] | None = None
         service.listeners.append(self._on_commit)
         app.add_handler(CommandHandler(list(COMMANDS), self.on_command))
         app.add_handler(CallbackQueryHandler(self.on_press))
@@ -108,6 +115,7 @@ class TelegramBot:
         await app.bot.set_my_commands(
             [BotCommand(c, _COMMAND_TEXT[self.service.settings.default_language][c])
              for c in COMMANDS])
+        self._before_start = _newest(await self._db(get_value, self.service.engine, NEWEST_KEY))
         self.sender.start()
         app.job_queue.run_repeating(self._sweep, interval=SWEEP_SECONDS, first=0.1,
                                     name="deadline-sweep")
@@ -193,9 +201,16 @@ class TelegramBot:
         await self._fire_due(table_id, version)
 
     async def _sweep(self, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """Overdue deadlines (after a restart, or a missed job) are fired here, once."""
+        """Overdue deadlines (after a restart, or a missed job) are fired here, once; the
+        newest update fetched is noted (see ``too_old``); old rows go (hourly)."""
         for table_id, version in await self._db(self.service.due):
             await self._fire_due(table_id, version)
+        newest = getattr(self.app.bot, "newest", None)
+        if newest is not None and newest != self._saved_newest:
+            await self._db(put_value, self.service.engine, NEWEST_KEY,
+                           f"{newest[0]} {newest[1]:.3f}")
+            self._saved_newest = newest
+        await asyncio.to_thread(self.service.sweep_old)
 
     def _forbidden(self, chat: str) -> None:
         if not chat.startswith("-"):
@@ -252,6 +267,10 @@ class TelegramBot:
         finally:
             if isinstance(self.app.bot, ConfirmingBot):  # committed: it may be confirmed
                 self.app.bot.handled(update.update_id)
+        if too_old(update.update_id, self._before_start, time.time()):
+            log.info("update %s: press applied, not answered (older than Telegram's answer "
+                     "window)", update.update_id)
+            return
         await self._answer(query.id, outcome)
 
     async def _press(self, chat_ref: ChatRef, user: UserRef, data: str,
@@ -310,6 +329,25 @@ class TelegramBot:
         if isinstance(update, Update) and update.callback_query is not None:
             with contextlib.suppress(Exception):
                 await update.callback_query.answer("⚠️", show_alert=False)
+
+
+def too_old(update_id: int, before_start: tuple[int, float] | None, now: float,
+            window: float = ANSWER_WINDOW) -> bool:
+    """Whether a press is known to be older than Telegram's answer window: the last run had
+    already fetched an update at least this new (ids only grow) at a time longer ago than the
+    window. (A press made while no process ran may be old too, but nothing tells.)"""
+    if before_start is None:
+        return False
+    newest, when = before_start
+    return update_id <= newest and now - when > window
+
+
+def _newest(value: str | None) -> tuple[int, float] | None:
+    try:
+        newest, when = (value or "").split()
+        return int(newest), float(when)
+    except ValueError:
+        return None
 
 
 def _code(data: str) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable
 from typing import Any
 
@@ -29,12 +30,18 @@ class ConfirmingBot(ExtBot):
     """``ExtBot`` whose ``get_updates`` waits until the updates it fetched before have been
     handled (see the module docstring)."""
 
-    __slots__ = ("_unhandled", "_idle")
+    __slots__ = ("_unhandled", "_idle", "_newest")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._unhandled: set[int] = set()  # ids of updates fetched and not yet handled
         self._idle = asyncio.Event()  # set while none is
+        self._newest: tuple[int, float] | None = None  # newest update id fetched, and when
+
+    @property
+    def newest(self) -> tuple[int, float] | None:
+        """The newest update id fetched so far, and the (wall clock) time it was fetched."""
+        return self._newest
 
     def handled(self, update_id: int) -> None:
         """The update is handled: it may be confirmed to Telegram (repeats are harmless)."""
@@ -60,6 +67,7 @@ class ConfirmingBot(ExtBot):
         if updates:
             self._unhandled.update(update.update_id for update in updates)
             self._idle.clear()
+            self._newest = (max(update.update_id for update in updates), time.time())
         return updates
 
 

@@ -15,11 +15,14 @@ import asyncio
 import hmac
 import json
 import logging
+import secrets
 import signal
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from aiohttp import web
+
+from ..redact import add_secret
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -39,12 +42,22 @@ def webhook_paths(url: str) -> list[str]:
     return [path] if last == path else [path, last]
 
 
-def make_app(bot: TelegramBot, paths: list[str], secret: str | None) -> web.Application:
+def webhook_secret(configured: str | None) -> str:
+    """The secret Telegram sends with every update: ``TELEGRAM_WEBHOOK_SECRET``, or a strong
+    one made for this run (registered with ``setWebhook``) — never none, or anybody who finds
+    the URL could send updates in any user's name. Kept out of the logs."""
+    secret = configured or secrets.token_urlsafe(32)  # (A-Z a-z 0-9 _ -, as Telegram allows)
+    add_secret(secret)
+    return secret
+
+
+def make_app(bot: TelegramBot, paths: list[str], secret: str) -> web.Application:
     """The aiohttp application serving Telegram's POSTs on ``paths``."""
+    expected = secret.encode()
 
     async def receive(request: web.Request) -> web.Response:
-        if secret is not None and not hmac.compare_digest(
-                request.headers.get(SECRET_HEADER, ""), secret):
+        given = request.headers.get(SECRET_HEADER, "").encode("utf-8", "surrogateescape")
+        if not hmac.compare_digest(given, expected):  # (bytes: any header, no exception)
             return web.Response(status=403, text="wrong secret token")
         try:
             raw: Any = json.loads(await request.read())
@@ -68,6 +81,9 @@ async def serve(bot: TelegramBot, cfg: Config, allowed_updates: list[str]) -> No
     """Run the bot in webhook mode until SIGTERM/SIGINT: the application's life cycle as
     ``Application.run_webhook`` runs it, with this module's server in place of PTB's."""
     assert cfg.telegram_webhook_url
+    secret = webhook_secret(cfg.telegram_webhook_secret)
+    if not cfg.telegram_webhook_secret:
+        log.info("TELEGRAM_WEBHOOK_SECRET is not set: using a secret made for this run")
     ptb = bot.app
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -79,12 +95,11 @@ async def serve(bot: TelegramBot, cfg: Config, allowed_updates: list[str]) -> No
         if ptb.post_init is not None:
             await ptb.post_init(ptb)
         await ptb.start()
-        runner = web.AppRunner(make_app(bot, webhook_paths(cfg.telegram_webhook_url),
-                                        cfg.telegram_webhook_secret), access_log=None)
+        runner = web.AppRunner(make_app(bot, webhook_paths(cfg.telegram_webhook_url), secret),
+                               access_log=None)
         await runner.setup()
         await web.TCPSite(runner, cfg.telegram_webhook_listen, cfg.telegram_webhook_port).start()
-        await ptb.bot.set_webhook(cfg.telegram_webhook_url,
-                                  secret_token=cfg.telegram_webhook_secret,
+        await ptb.bot.set_webhook(cfg.telegram_webhook_url, secret_token=secret,
                                   allowed_updates=allowed_updates)
         log.info("webhook at %s, listening on %s:%s", cfg.telegram_webhook_url,
                  cfg.telegram_webhook_listen, cfg.telegram_webhook_port)

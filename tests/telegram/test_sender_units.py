@@ -66,3 +66,16 @@ def test_rate_limits_hold_across_a_restart(sqlite_engine, clock) -> None:  # typ
         return sender.limiter.wait_time("-100")
 
     assert asyncio.run(started()) > 25  # the sender does this on start
+
+
+def test_a_press_is_known_too_old_only_from_what_the_last_run_fetched() -> None:
+    """Issue 15, item 2: an update the last run had already fetched more than the answer
+    window ago is not answered (Telegram refuses "query is too old"); anything newer is."""
+    from chatbot.telegram.app import ANSWER_WINDOW, too_old
+
+    before = (500, 1000.0)  # the last run fetched update 500 at t=1000
+    assert too_old(500, before, 1000.0 + ANSWER_WINDOW + 1)
+    assert too_old(17, before, 1000.0 + ANSWER_WINDOW + 1)
+    assert not too_old(501, before, 1000.0 + ANSWER_WINDOW + 1)  # unknown: answer it
+    assert not too_old(500, before, 1000.0 + ANSWER_WINDOW - 1)  # still in the window
+    assert not too_old(500, None, 10**9)  # first run

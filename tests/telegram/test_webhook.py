@@ -117,3 +117,35 @@ def test_webhook_update_killed_mid_handling_is_delivered_again(fake, start_bot,
     time.sleep(0.5)
     assert len(confirmations()) == 1
     assert fake.pending_updates() == []
+
+
+def test_webhook_without_a_configured_secret_makes_one(fake, start_bot, sqlite_url) -> None:
+    """Issue 15, item 3: with TELEGRAM_WEBHOOK_SECRET unset the webhook still has a secret —
+    a strong one made at start and registered with setWebhook — so a forged POST without it
+    is refused; a header with non-ASCII bytes is a 403, not a server error."""
+    import http.client
+
+    port = _free_port()
+    env = {**_webhook_env(port), "TELEGRAM_WEBHOOK_SECRET": ""}
+    bot = start_bot(sqlite_url, **env)
+    hook = fake.wait_for_call("setWebhook", timeout=WAIT)
+    secret = hook["params"].get("secret_token") or ""
+    assert len(secret) >= 32
+    forged = json.dumps({"update_id": 10**9, "message": {
+        "message_id": 1, "date": 0, "chat": {"id": 1, "type": "private"},
+        "from": {"id": 1, "is_bot": False, "first_name": "Mallory"}, "text": "/stop"}}).encode()
+    assert _post(port, "/hooks/tg", forged, secret=None) == 403
+    assert _post(port, "/hooks/tg", forged, secret="guess") == 403
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.putrequest("POST", "/hooks/tg")
+    conn.putheader("Content-Type", "application/json")
+    conn.putheader("X-Telegram-Bot-Api-Secret-Token", b"\xc3\xa4\xff")
+    conn.putheader("Content-Length", str(len(forged)))
+    conn.endheaders(forged)
+    assert conn.getresponse().status == 403
+    conn.close()
+    fake.send_text(4646, 4646, "/start")  # Telegram's own deliveries carry the secret
+    sent = fake.wait_for_call("sendMessage", lambda c: str(c["params"].get("chat_id")) == "4646",
+                              timeout=WAIT)
+    assert "Stammtisch" in sent["params"]["text"]
+    assert secret not in bot.log()  # and it never reaches the log
