@@ -6,6 +6,8 @@
 - outbox rows no longer pending (sent, dropped, failed) after ``outbox`` (default 1 day).
 - the move logs of finished tables after ``moves`` (default 30 days; the result row with the
   standings stays for the statistics, the table can no longer be replayed move by move).
+- the stored state of finished tables after ``moves`` (their row, seats and result stay: the
+  statistics are made from them);
 - abandoned tables that never finished (no result) after ``moves``, with their seats and moves.
 - message slots (which message shows a table) not touched for ``moves``.
 
@@ -17,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import Select, delete, select
+from sqlalchemy import Select, delete, select, update
 from sqlalchemy.engine import Engine
 
 import fsm
@@ -55,6 +57,22 @@ def _drain(engine: Engine, model: type, ids: Select) -> int:  # type: ignore[typ
             return done
 
 
+def _clear_states(engine: Engine, finished: Select) -> int:  # type: ignore[type-arg]
+    """Drop the engine state and event log of old finished tables, a batch at a time."""
+    table = GameTable.__table__  # type: ignore[attr-defined]
+    done = 0
+    while True:
+        with write_lock(engine), engine.begin() as conn:
+            batch = list(conn.execute(finished.where(table.c.state_json.is_not(None))
+                                      .limit(BATCH)).scalars())
+            if batch:
+                conn.execute(update(table).where(table.c.id.in_(batch))
+                             .values(state_json=None, log=[]))
+        done += len(batch)
+        if len(batch) < BATCH:
+            return done
+
+
 def sweep(engine: Engine, now: datetime, policy: Retention | None = None) -> dict[str, int]:
     """Delete what the policy no longer keeps; returns how many rows of each kind."""
     policy = policy or Retention()
@@ -75,6 +93,7 @@ def sweep(engine: Engine, now: datetime, policy: Retention | None = None) -> dic
             Seat.table_id.in_(abandoned))),  # type: ignore[attr-defined]
     }
     counts["game_table"] = _drain(engine, GameTable, abandoned)
+    counts["game_state"] = _clear_states(engine, finished)
     counts["message_slot"] = _drain(engine, MessageSlot, select(MessageSlot.id).where(
         MessageSlot.updated_at < old_tables))
     return counts

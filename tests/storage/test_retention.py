@@ -60,6 +60,7 @@ def test_a_sweep_deletes_what_is_old_and_keeps_the_rest(db_engine: Engine,
     assert _count(db_engine, Move, Move.table_id == finished) == 0  # the log of an old game
     assert _count(db_engine, Result, Result.table_id == finished) == 1  # ... its result stays
     assert _count(db_engine, Seat, Seat.table_id == finished) > 0
+    assert counts["game_state"] == 1 and h.table(finished).state_json is None
     assert _count(db_engine, GameTable, GameTable.id == abandoned) == 0
     assert _count(db_engine, Seat, Seat.table_id == running) == 3  # a running table stays
     assert _count(db_engine, Outbox, Outbox.status == "pending") == pending
