@@ -37,6 +37,7 @@ _CHAT_BY_REF = select(Chat).where(Chat.platform == bindparam("platform"),
                                   Chat.external_id == bindparam("external_id")).with_for_update()
 _PLAYER_BY_REF = select(Player).where(Player.platform == bindparam("platform"),
                                       Player.external_id == bindparam("external_id"))
+_LOCK_TABLE = select(GameTable).where(GameTable.id == bindparam("id")).with_for_update()
 _SEATS = select(Seat).where(Seat.table_id == bindparam("table_id")).order_by(col(Seat.seat_no))
 _OPEN_TABLE = select(GameTable.id).where(
     GameTable.chat_id == bindparam("chat_id"), col(GameTable.fsm_state).in_(fsm.OPEN)
@@ -83,7 +84,9 @@ def player_for(session: Session, platform: str, user: UserRef, chat: ChatRef | N
 def lock_table(session: Session, table_id: int) -> GameTable | None:
     """The table, its row locked (``FOR UPDATE``; on SQLite the transaction holds the
     database's write lock from ``BEGIN IMMEDIATE``)."""
-    return session.get(GameTable, table_id, with_for_update=True)
+    # (a statement built once: ``Session.get`` builds and cache-keys a new one for every call
+    # with ``with_for_update``, which cost a tenth of an input)
+    return session.exec(_LOCK_TABLE, params={"id": table_id}).first()
 
 
 def seats(session: Session, table: GameTable) -> list[Seat]:
