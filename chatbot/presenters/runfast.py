@@ -372,7 +372,7 @@ def ui_press(state: game.State, seat: int, ui: dict[str, Any], arg: str,
         if rest != "sel":
             ui["s"] = []
         return ui, None, None
-    if head == "p" and rest.isdigit() and len(rest) <= 3:
+    if head == "p" and rest.isascii() and rest.isdigit() and len(rest) <= 3:
         ui["p"] = int(rest)
         return ui, None, None
     hand = {c.code: c for c in state.hand_cards(seat)}

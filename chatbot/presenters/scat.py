@@ -48,6 +48,8 @@ register("de", {
     "scat.ev.draw": "{name} zieht vom Stapel.",
     "scat.ev.take": "{name} nimmt {card} vom Ablagestapel.",
     "scat.ev.discard": "{name} legt {card} ab.",
+    "scat.ev.take_hidden": "{name} nimmt die oberste Karte vom Ablagestapel.",
+    "scat.ev.discard_hidden": "{name} legt eine Karte ab.",
     "scat.ev.knock": "{name} klopft!",
     "scat.ev.knock_empty": "{name} klopft – der Stapel ist leer, sofort Abrechnung.",
     "scat.ev.pass": "{name} passt.",
@@ -124,6 +126,8 @@ register("en", {
     "scat.ev.draw": "{name} draws from the stock.",
     "scat.ev.take": "{name} takes {card} from the discard pile.",
     "scat.ev.discard": "{name} discards {card}.",
+    "scat.ev.take_hidden": "{name} takes the top card of the discard pile.",
+    "scat.ev.discard_hidden": "{name} discards a card.",
     "scat.ev.knock": "{name} knocks!",
     "scat.ev.knock_empty": "{name} knocks – the stock is empty, showdown now.",
     "scat.ev.pass": "{name} passes.",
@@ -313,6 +317,17 @@ def event_text(event: dict[str, Any], names: list[str], lang: str) -> str | None
         return tr(lang, "scat.ev.deal", n=data.get("round", "?"), dealer=who(data.get("dealer")),
                   starter=who(data.get("starter")))
     return None
+
+
+def group_event_text(event: dict[str, Any], names: list[str], lang: str) -> str | None:
+    """``event_text`` for the group table message: it never names a card that went into a
+    hand (a taken card stays in a hand, and a discarded card may be taken later; the discard
+    top is shown in the table's status line)."""
+    kind, seat = event["kind"], event.get("seat")
+    name = names[seat] if seat is not None and 0 <= seat < len(names) else "?"
+    if kind in ("take", "discard"):
+        return tr(lang, f"scat.ev.{kind}_hidden", name=name)
+    return event_text(event, names, lang)
 
 
 def result_lines(state: game.State, names: list[str], lang: str,

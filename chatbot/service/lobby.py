@@ -63,7 +63,7 @@ def kick(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: Us
     if not may_manage(user, player, table):
         raise Refusal(tr(ctx.lang, "stop_denied"))
     target = code.split(".")[1] if code.count(".") == 1 else ""
-    seat = next((s for s in seats if not s.is_cpu and target.isdigit()
+    seat = next((s for s in seats if not s.is_cpu and target.isascii() and target.isdigit()
                  and s.player_id == int(target)), None)
     if seat is None:
         raise Refusal(tr(ctx.lang, "unknown_button"))

@@ -43,7 +43,7 @@ def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str,
         rows = [[(str(n), buttons.encode(0, 0, f"g.{game_id}.{n}")) for n in counts]]
         outgoing.say(ctx, chat, tr(ctx.lang, "choose_opponents", game=name), rows, slot="menu")
         return Outcome(None)
-    if not parts[2].isdigit() or not game.MIN_SEATS <= int(parts[2]) + 1 <= game.MAX_SEATS:
+    if not (parts[2].isascii() and parts[2].isdigit()) or not game.MIN_SEATS <= int(parts[2]) + 1 <= game.MAX_SEATS:
         raise Refusal(tr(ctx.lang, "unknown_button"))
     n = int(parts[2])
     if len(parts) == 3:  # which level?

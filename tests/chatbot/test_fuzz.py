@@ -7,9 +7,9 @@ Hypothesis draws the seed of each run; a failing run raises ``Violation`` with t
 led to it (a seed replays the same run: table seeds come from it too). Shrinking a seed means
 nothing, so hypothesis does not try.
 
-Two bugs the fuzzer found are tolerated by the driver (``KNOWN_BUGS``, counted as
-``known …``) so that it goes on looking for others; each has a strict xfail below that shows
-it, and fails (XPASS) once it is fixed — then drop it from ``KNOWN_BUGS``.
+The two bugs the fuzzer found are fixed; the tests at the end keep them fixed. A bug found
+later can be tolerated meanwhile through ``KNOWN_BUGS`` in ``tests/fuzzing.py`` (counted as
+``known …``) with a strict xfail here that shows it.
 """
 
 from __future__ import annotations
@@ -84,12 +84,9 @@ def test_the_checks_catch_a_leak_and_a_move_out_of_turn(sqlite_engine: Engine) -
         fuzzer.close()
 
 
-# ------------------------------------------------------------------------- known bugs (xfail)
+# ------------------------------------------------------------------ bugs the fuzzer found
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError, reason=(
-    "bug: '/new schwimmen ² normal' raises ValueError: str.isdigit() accepts '²' but int() "
-    "does not (chatbot/service/menus.py menu_press); found by the fuzzer"))
 def test_new_with_a_superscript_digit_is_refused(sqlite_engine: Engine) -> None:
     service = Service(sqlite_engine, Settings(cpu_delay=0), clock=FakeClock())
     user = UserRef("u1", "Una")
@@ -97,10 +94,6 @@ def test_new_with_a_superscript_digit_is_refused(sqlite_engine: Engine) -> None:
     assert not out.ok
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "bug: the Scat group table message names the card a player took from the discard pile "
-    "('Bob nimmt A♠ vom Ablagestapel') while it is in their hand – the presenter has no "
-    "group_event_text (chatbot/presenters/scat.py); found by the fuzzer"))
 def test_scat_group_message_names_no_card_in_a_hand(sqlite_engine: Engine) -> None:
     service = Service(sqlite_engine, Settings(cpu_delay=0), clock=FakeClock())
     group = ChatRef(PLATFORM, "g-scat", "group", "Skat")
