@@ -54,19 +54,20 @@ def table_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef,
     table = store.lock_table(ctx.session, press.table_id)
     if table is None:
         raise Refusal(tr(ctx.lang, "table_gone"))
+    code = press.code
+    head = code.split(".")[0]
+    # Every table button, UI or move, is checked against the version first (before anything
+    # else is read: under load most refused presses are stale ones); only "join", "leave",
+    # "my cards" and "I'm back" mean the same whatever the message showed.
+    if press.version != table.version and head not in lobby.VERSION_FREE:
+        raise Refusal(tr(ctx.lang, "table_over" if table.fsm_state in fsm.CLOSED
+                         else "stale_button"))
     seats = store.seats(ctx.session, table)
     if table.chat_id != chat.id:
         if store.seat_of(seats, player) is None:
             raise Refusal(tr(ctx.lang, "not_seated"))
         # rights are judged in the table's own chat: an admin elsewhere is nobody here
         user = replace(user, is_admin=False)
-    code = press.code
-    head = code.split(".")[0]
-    # Every table button, UI or move, is checked against the version first; only "join",
-    # "leave", "my cards" and "I'm back" mean the same whatever the message showed.
-    if press.version != table.version and head not in lobby.VERSION_FREE:
-        raise Refusal(tr(ctx.lang, "table_over" if table.fsm_state in fsm.CLOSED
-                         else "stale_button"))
     handler = lobby.UI.get(head)
     if handler is not None:
         return handler(ctx, table, seats, player, user, code)
