@@ -20,8 +20,9 @@ import itertools
 import os
 import re
 import shutil
+import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -367,3 +368,24 @@ _CARD_RE = re.compile(r"(?<![0-9A-Za-z])(10|[2-9JQKA])([♣♠♥♦])")
 def card_symbols(text: str) -> set[str]:
     """Every card symbol (``K♥``, ``10♠``) written in a text."""
     return {m.group(1) + m.group(2) for m in _CARD_RE.finditer(text)}
+
+
+def race(calls: list[Callable[[], Any]]) -> list[Any]:
+    """Run the calls at once on threads (released together by a barrier); their results, or
+    the exception each raised."""
+    barrier = threading.Barrier(len(calls))
+    results: list[Any] = [None] * len(calls)
+
+    def run(i: int) -> None:
+        barrier.wait()
+        try:
+            results[i] = calls[i]()
+        except BaseException as exc:  # reported by the test
+            results[i] = exc
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results

@@ -4,8 +4,6 @@ first contact inserts with ``ON CONFLICT DO NOTHING``; a unique-key race runs on
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -17,29 +15,11 @@ import fsm
 from chatbot.i18n import tr
 from chatbot.service import ChatRef, Outcome, Service, UserRef
 from storage.models import Chat, GameTable, Player
+from tests.conftest import race
 
 ALICE = UserRef("alice", "Alice", language="de")
 BOB = UserRef("bob", "Bob", language="de")
 RUNS = 15
-
-
-def _race(calls: list[Callable[[], Any]]) -> list[Any]:
-    barrier = threading.Barrier(len(calls))
-    results: list[Any] = [None] * len(calls)
-
-    def run(i: int) -> None:
-        barrier.wait()
-        try:
-            results[i] = calls[i]()
-        except BaseException as exc:  # reported by the test
-            results[i] = exc
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return results
 
 
 def _open_lobbies(engine: Engine, group: ChatRef) -> list[GameTable]:
@@ -65,7 +45,7 @@ def test_two_new_at_once_in_a_group_open_one_lobby(db_engine: Engine, existing: 
         group = ChatRef("telegram", f"-100{run}{int(existing)}", "group", "Stammtisch")
         if existing:
             assert service.command(group, ALICE, "help", update_key=f"help-{run}").ok
-        results = _race([
+        results = race([
             partial(service.command, group, ALICE, "new", "schwimmen", update_key=f"a-{run}"),
             partial(service.command, group, BOB, "new", "schwimmen", update_key=f"b-{run}"),
         ])
@@ -80,7 +60,7 @@ def test_a_new_person_pressing_twice_at_once_is_one_player(db_engine: Engine) ->
     for run in range(RUNS):
         user = UserRef(f"new-{run}", "Neu", language="en")
         chat = ChatRef("telegram", f"new-{run}", "private")
-        results = _race([partial(service.command, chat, user, "help", update_key=f"x-{run}"),
+        results = race([partial(service.command, chat, user, "help", update_key=f"x-{run}"),
                          partial(service.command, chat, user, "rules", update_key=f"y-{run}")])
         assert all(isinstance(r, Outcome) and r.ok for r in results), results
     with Session(db_engine) as session:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 import random
-import threading
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
@@ -22,7 +21,7 @@ from chatbot.service import ChatRef, Outcome, Service, UserRef
 from engine import schwimmen as S
 from storage.db import make_engine, migrate
 from storage.models import GameTable, Move, Outbox, Player, ProcessedUpdate, Result, Seat
-from tests.conftest import FakeClock, Message, Postman, card_symbols, engine_url, make_service
+from tests.conftest import FakeClock, Message, Postman, card_symbols, engine_url, make_service, race
 
 P = "test"
 ALICE = UserRef("alice", "Alice", username="alice", language="de")
@@ -641,25 +640,6 @@ def test_a_press_failing_in_a_batch_leaves_no_trace_and_the_others_count(
     assert h.service.press(private(ALICE), ALICE, a[code], "fail-1").changed
 
 
-def _race(calls: list[Callable[[], Any]]) -> list[Any]:
-    barrier = threading.Barrier(len(calls))
-    results: list[Any] = [None] * len(calls)
-
-    def run(i: int) -> None:
-        barrier.wait()
-        try:
-            results[i] = calls[i]()
-        except BaseException as exc:  # reported by the test
-            results[i] = exc
-
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return results
-
-
 def test_two_presses_at_once_accept_exactly_one(h: Harness) -> None:
     table_id = new_private_game(h)
     for _round in range(3):
@@ -668,7 +648,7 @@ def test_two_presses_at_once_accept_exactly_one(h: Harness) -> None:
             break
         moves_before = len(h.moves(table_id))
         a, b = (shown[c] for c in sorted(c for c in shown if c.startswith("swap."))[:2])
-        results = _race([
+        results = race([
             lambda a=a: h.service.press(private(ALICE), ALICE, a, update_key=h.key()),
             lambda b=b: h.service.press(private(ALICE), ALICE, b, update_key=h.key()),
         ])
@@ -684,7 +664,7 @@ def test_same_press_twice_at_once_with_the_same_update_key(h: Harness) -> None:
     table_id = new_private_game(h)
     shown = until_human_moves(h, table_id)
     moves_before = len(h.moves(table_id))
-    results = _race([lambda: h.service.press(private(ALICE), ALICE, shown["knock"], "same")] * 2)
+    results = race([lambda: h.service.press(private(ALICE), ALICE, shown["knock"], "same")] * 2)
     assert all(isinstance(r, Outcome) and r.ok for r in results), results
     assert len(h.moves(table_id)) == moves_before + 1
 
@@ -707,7 +687,7 @@ def test_a_deadline_fires_once(h: Harness) -> None:
     table = h.table(table_id)
     if table.deadline_kind == "cpu":
         h.clock.set(table.next_deadline)  # type: ignore[arg-type]
-        results = _race([lambda: h.service.fire_due(table_id, table.version)] * 2)
+        results = race([lambda: h.service.fire_due(table_id, table.version)] * 2)
         assert sorted(results) == [False, True]
         assert len(h.moves(table_id)) == moves + 2
 
