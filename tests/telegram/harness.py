@@ -505,13 +505,16 @@ class GroupGame:
             for code in ("back", "cards", "next"):
                 if code in found and rng.random() < 0.5:
                     self.pressed[table_key] = snapshot(table)
-                    fake.press(self.group, user, self.table_msg, found[code])
+                    # (the table may be edited meanwhile: a real client presses the keyboard it
+                    # still shows, and the bot answers a stale press)
+                    fake.press(self.group, user, self.table_msg, found[code], check_data=False)
                     return True
         turn = self.on_turn()
         if turn is None:
             if "next" in found and fresh and rng.random() < 0.3:
                 self.pressed[table_key] = snapshot(table)
-                fake.press(self.group, rng.choice(self.users), self.table_msg, found["next"])
+                fake.press(self.group, rng.choice(self.users), self.table_msg, found["next"],
+                           check_data=False)
                 return True
             return False
         user, msg = turn
