@@ -155,6 +155,7 @@ class Fuzzer:
         self.views: dict[str, dict[str, list[str]]] = {c.external_id: {} for c in self.chats}
         self.stale: dict[str, deque[str]] = {c.external_id: deque(maxlen=100) for c in self.chats}
         self.snaps: dict[int, Snap] = {}
+        self.open: set[int] = set()  # ids of the open tables (lobby or playing)
         self.pids: dict[str, int] = {}
         self.chat_ids: dict[int, str] = {}
         self.keys: list[str] = []  # update keys of committed inputs (a refusal rolls back)
@@ -238,7 +239,7 @@ class Fuzzer:
     def _turn(self) -> None:
         """Move a game on: the person on turn presses a move (from their view, or its code),
         a lobby fills and starts, a CPU's deadline comes, the next round is dealt."""
-        live = [s for s in self.snaps.values() if s.fsm_state in fsm.OPEN]
+        live = [self.snaps[i] for i in sorted(self.open)]
         if not live:
             return self._command()
         t, r = self.rng.choice(live), self.rng
@@ -390,7 +391,7 @@ class Fuzzer:
             rows = c.execute(select(_OUTBOX).where(_OUTBOX.c.id > self.last_outbox)
                              .order_by(_OUTBOX.c.id)).all()
             moved = {m.table_id for m in moves}
-            watch = [i for i, t in self.snaps.items() if t.fsm_state in fsm.OPEN] + list(moved)
+            watch = [*self.open, *moved]
             tables = []
             for t in c.execute(select(_TABLE).where(or_(
                     _TABLE.c.id > max([self.first_table, *self.snaps]), _TABLE.c.id.in_(watch)))):
@@ -442,6 +443,7 @@ class Fuzzer:
         events = [(e.get("kind"), v) for e in t.log or [] for v in (e.get("data") or {}).values()]
         codes = [w for _k, v in events for w in (v if isinstance(v, list) else [v])
                  if isinstance(w, str) and w in BY_CODE]
+        (self.open.add if t.fsm_state in fsm.OPEN else self.open.discard)(t.id)
         self.snaps[t.id] = Snap(t, self.chat_ids.get(t.chat_id, "?"), state, first,
                                 {x.seat_no: x for x in seats}, {BY_CODE[w].symbol for w in codes})
         return self.snaps[t.id]
