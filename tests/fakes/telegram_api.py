@@ -36,8 +36,17 @@ Notes on realism:
 * ``editMessageText`` without ``reply_markup`` removes the inline keyboard (as Telegram does).
 * getUpdates: updates with ``update_id < offset`` are confirmed (dropped); a second concurrent
   getUpdates terminates the first one with 409 Conflict; getUpdates while a webhook is set → 409.
-* When a webhook is set, pending updates are POSTed to it (one at a time, with
-  ``X-Telegram-Bot-Api-Secret-Token``); http:// URLs are accepted.
+* When a webhook is set, pending updates are POSTed to it (with
+  ``X-Telegram-Bot-Api-Secret-Token``; http:// URLs are accepted), up to setWebhook's
+  ``max_connections`` (default 40, at most ``webhook_workers``) at once, the oldest first, over
+  keep-alive connections. An update stays pending while it is being posted; a 2xx answer
+  confirms it; anything else (refused, reset, timeout, non-2xx) sets ``last_error_date`` and
+  pauses that URL for ``webhook_retry_pause`` seconds, after which the update is posted again.
+  With ``max_connections=1`` and one URL the order is kept.
+* ``webhook_targets([url, ...])`` stands for a reverse proxy in front of several bot processes:
+  the updates for the registered webhook go round robin to these URLs instead (a failing target
+  is skipped for the pause and the update goes to the next one, as a proxy with passive health
+  checks does). ``webhook_deliveries()`` records every attempt with its ``target``.
 * Empty getUpdates responses are not recorded in ``calls()`` (``record_empty_polls=True``
   changes that). Call sequence numbers and update ids keep increasing across ``reset()``.
 """
@@ -50,12 +59,14 @@ import contextlib
 import copy
 import email.policy
 import gc
+import http.client
 import itertools
 import json
 import queue
 import re
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import threading
@@ -425,6 +436,7 @@ class _Pending:
     update_id: int
     update: dict
     force: bool  # deliver even if update_id < offset (explicit ids / redelivery), once
+    in_flight: bool = False  # being POSTed to a webhook right now
 
 
 @dataclass
@@ -809,6 +821,9 @@ class FakeBotApi(_WaitMixin):
         conflict_on_concurrent_polls: bool = True,
         max_calls: int | None = None,
         http: str = "threaded",
+        webhook_workers: int = 16,
+        webhook_retry_pause: float = 0.2,
+        webhook_timeout: float = 10.0,
     ):
         if http not in ("threaded", "aiohttp"):
             raise ValueError(f"http must be 'threaded' or 'aiohttp', not {http!r}")
@@ -826,6 +841,9 @@ class FakeBotApi(_WaitMixin):
         self.max_poll_timeout = max_poll_timeout
         self.conflict_on_concurrent_polls = conflict_on_concurrent_polls
         self.max_calls = max_calls  # keep only the newest N call records (benchmarks)
+        self.webhook_workers = max(1, int(webhook_workers))  # most webhook POSTs at once
+        self.webhook_retry_pause = float(webhook_retry_pause)  # after a failed POST to a URL
+        self.webhook_timeout = float(webhook_timeout)
         self._lock = threading.RLock()
         self._cond = threading.Condition(self._lock)
         # Waiters that need not wake on every recorded call (which notifies ``_cond`` for the
@@ -841,7 +859,7 @@ class FakeBotApi(_WaitMixin):
         self._query_counter = itertools.count(1)
         self._server: _Server | _AioServer | None = None
         self._thread: threading.Thread | None = None
-        self._webhook_thread: threading.Thread | None = None
+        self._webhook_threads: list[threading.Thread] = []
         self._reset_state()
 
     def _reset_state(self) -> None:
@@ -854,6 +872,9 @@ class FakeBotApi(_WaitMixin):
         self._commands: dict[tuple[str, str], list] = {}
         self._webhook: dict[str, Any] = {}
         self._webhook_deliveries: list[dict] = []
+        self._webhook_targets: list[str] | None = None
+        self._target_next = 0  # round robin over the targets
+        self._url_paused: dict[str, float] = {}  # URL -> monotonic time it may be tried again
         self._allowed_updates: list[str] | None = None
         self._forbidden: dict[int, str] = {}
         self._started: set[int] = set()
@@ -881,10 +902,8 @@ class FakeBotApi(_WaitMixin):
         self._thread.start()
         if isinstance(self._server, _AioServer):
             self._server.wait_ready()
-        self._webhook_thread = threading.Thread(
-            target=self._webhook_loop, name="FakeBotApi-webhook", daemon=True
-        )
-        self._webhook_thread.start()
+        with self._cond:
+            self._ensure_webhook_workers()
         return self
 
     def stop(self) -> None:
@@ -897,9 +916,11 @@ class FakeBotApi(_WaitMixin):
         server.shutdown()
         server.close_connections()
         server.server_close()
-        for thread in (self._thread, self._webhook_thread):
+        deadline = time.monotonic() + 5 + self.webhook_timeout
+        for thread in (self._thread, *self._webhook_threads):
             if thread is not None:
-                thread.join(timeout=5)
+                thread.join(timeout=max(0.1, deadline - time.monotonic()))
+        self._webhook_threads = []
         self._server = None
 
     def __enter__(self) -> FakeBotApi:
@@ -1278,6 +1299,7 @@ class FakeBotApi(_WaitMixin):
             self._webhook["allowed_updates"] = list(p["allowed_updates"])
         if "certificate" in p:
             self._webhook["has_custom_certificate"] = True
+        self._ensure_webhook_workers()
         self._wake_waiters()
         return True
 
@@ -1515,53 +1537,146 @@ class FakeBotApi(_WaitMixin):
 
     # ---------------------------------------------------------------- webhook delivery
 
-    def _webhook_loop(self) -> None:
-        while True:
-            with self._cond:
-                while not self._closing and not (
-                    self._webhook.get("url") and self._deliverable(0, 1)
-                ):
-                    self._hooks.wait(0.5)
-                if self._closing:
-                    return
-                entry = self._deliverable(0, 1)[0]
-                url = self._webhook["url"]
-                secret = self._webhook.get("secret_token")
-                payload = json.dumps(entry.update).encode()
-            headers = {"Content-Type": "application/json"}
-            if secret:
-                headers["X-Telegram-Bot-Api-Secret-Token"] = secret
-            error = None
-            status = 0
-            try:
-                req = urllib.request.Request(url, data=payload, headers=headers, method="POST")
-                with urllib.request.urlopen(req, timeout=10) as resp:
-                    status = resp.status
-            except urllib.error.HTTPError as exc:
-                status, error = (
-                    exc.code,
-                    f"Wrong response from the webhook: {exc.code} {exc.reason}",
-                )
-            except OSError as exc:
-                error = f"Connection failed: {exc}"
-            with self._cond:
-                self._webhook_deliveries.append(
-                    {
+    def _ensure_webhook_workers(self) -> None:
+        """Enough sender threads for the webhook's max_connections (call with the lock held;
+        none before the first setWebhook, so polling benchmarks pay nothing for them)."""
+        if self._server is None or self._closing or not self._webhook.get("url"):
+            return
+        want = min(self.webhook_workers, max(1, int(self._webhook.get("max_connections") or 40)))
+        while len(self._webhook_threads) < want:
+            thread = threading.Thread(
+                target=self._webhook_worker,
+                name=f"FakeBotApi-webhook-{len(self._webhook_threads) + 1}",
+                daemon=True,
+            )
+            self._webhook_threads.append(thread)
+            thread.start()
+
+    def _take_delivery(self) -> tuple[_Pending, str] | None:
+        """The oldest pending update not being posted and the URL to post it to, marked in
+        flight; None when nothing may be posted now (call with the lock held)."""
+        url = self._webhook.get("url")
+        if not url or self._closing:
+            return None
+        limit = max(1, int(self._webhook.get("max_connections") or 40))
+        self._pending = [e for e in self._pending if self._update_allowed(e.update)]
+        if sum(1 for e in self._pending if e.in_flight) >= limit:
+            return None
+        entry = next((e for e in self._pending if not e.in_flight), None)
+        if entry is None:
+            return None
+        targets = self._webhook_targets or [url]
+        now = time.monotonic()
+        for i in range(len(targets)):
+            index = (self._target_next + i) % len(targets)
+            if self._url_paused.get(targets[index], 0.0) <= now:
+                self._target_next = index + 1
+                entry.in_flight = True
+                return entry, targets[index]
+        return None  # every target is paused after a failure
+
+    def _delivery_wait(self) -> float:
+        """How long a webhook sender may sleep before something could be posted again."""
+        now = time.monotonic()
+        paused = [t - now for t in self._url_paused.values() if t > now]
+        return max(0.001, min([0.5, *paused]))
+
+    def _webhook_worker(self) -> None:
+        conns: dict[str, http.client.HTTPConnection] = {}
+        try:
+            while True:
+                with self._cond:
+                    job = self._take_delivery()
+                    while job is None:
+                        if self._closing:
+                            return
+                        self._hooks.wait(self._delivery_wait())
+                        job = self._take_delivery()
+                    entry, target = job
+                    url = self._webhook["url"]
+                    secret = self._webhook.get("secret_token")
+                    payload = json.dumps(entry.update).encode()
+                started = time.time()
+                try:
+                    status, error = self._post_update(conns, target, payload, secret)
+                except Exception as exc:  # e.g. a target URL with a bad port
+                    status, error = 0, f"Connection failed: {exc!r}"
+                with self._cond:
+                    entry.in_flight = False
+                    delivery = {
                         "time": time.time(),
+                        "started": started,
                         "url": url,
+                        "target": target,
                         "update_id": entry.update_id,
                         "status": status,
                         "error": error,
                     }
-                )
-                if error is None:
-                    self._pending = [e for e in self._pending if e is not entry]
-                elif self._webhook.get("url") == url:
-                    self._webhook["last_error_date"] = int(time.time())
-                    self._webhook["last_error_message"] = error
-                self._cond.notify_all()
-                if error is not None and not self._closing:
-                    self._hooks.wait(0.2)
+                    query = entry.update.get("callback_query")
+                    if isinstance(query, dict) and "id" in query:
+                        delivery["callback_query_id"] = str(query["id"])
+                    self._webhook_deliveries.append(delivery)
+                    if error is None:
+                        self._pending = [e for e in self._pending if e is not entry]
+                    else:
+                        self._url_paused[target] = time.monotonic() + self.webhook_retry_pause
+                        if self._webhook.get("url") == url:
+                            self._webhook["last_error_date"] = int(time.time())
+                            self._webhook["last_error_message"] = error
+                    self._cond.notify_all()
+                    self._hooks.notify()  # a connection is free (and maybe an update back)
+        finally:
+            for conn in conns.values():
+                conn.close()
+
+    def _post_update(
+        self,
+        conns: dict[str, http.client.HTTPConnection],
+        target: str,
+        payload: bytes,
+        secret: str | None,
+    ) -> tuple[int, str | None]:
+        """POST one update over this sender's keep-alive connection to the target's host;
+        returns (status, error or None). A kept connection the server has closed meanwhile
+        is opened again once (the request never reached the server)."""
+        parts = urlsplit(target)
+        key = f"{parts.scheme}://{parts.netloc}"
+        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        headers = {"Content-Type": "application/json", "Content-Length": str(len(payload))}
+        if secret:
+            headers["X-Telegram-Bot-Api-Secret-Token"] = secret
+        for attempt in (1, 2):
+            conn = conns.get(key)
+            reused = conn is not None
+            if conn is None:
+                if parts.scheme == "https":
+                    conn = http.client.HTTPSConnection(
+                        parts.hostname or "", parts.port, timeout=self.webhook_timeout,
+                        context=ssl.create_default_context(),
+                    )
+                else:
+                    conn = http.client.HTTPConnection(
+                        parts.hostname or "", parts.port, timeout=self.webhook_timeout
+                    )
+                conns[key] = conn
+            try:
+                conn.request("POST", path, body=payload, headers=headers)
+                resp = conn.getresponse()
+                resp.read()
+            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError) as exc:
+                conns.pop(key).close()
+                if reused and attempt == 1:
+                    continue
+                return 0, f"Connection failed: {exc!r}"
+            except (OSError, http.client.HTTPException) as exc:
+                conns.pop(key).close()
+                return 0, f"Connection failed: {exc!r}"
+            if resp.will_close:
+                conns.pop(key).close()
+            if 200 <= resp.status < 300:
+                return resp.status, None
+            return resp.status, f"Wrong response from the webhook: {resp.status} {resp.reason}"
+        raise AssertionError("unreachable")  # pragma: no cover
 
     # ---------------------------------------------------------------- control: updates
 
@@ -1580,8 +1695,9 @@ class FakeBotApi(_WaitMixin):
 
     @contextlib.contextmanager
     def held(self) -> Iterator[None]:
-        """Updates injected inside the block reach the bot together (one getUpdates answer
-        or webhook round), as when several people press at once."""
+        """Updates injected inside the block reach the bot together (one getUpdates answer,
+        or posted to the webhook at once up to max_connections), as when several people press
+        at once."""
         with self._cond:
             yield
 
@@ -1842,6 +1958,9 @@ class FakeBotApi(_WaitMixin):
             )
 
     def webhook_deliveries(self) -> list[dict]:
+        """Every webhook POST attempt, in the order they ended: {time (end), started, url (the
+        registered webhook), target (where it went), update_id, status, error,
+        callback_query_id (for callback queries)}."""
         with self._lock:
             return [dict(d) for d in self._webhook_deliveries]
 
@@ -1856,6 +1975,8 @@ class FakeBotApi(_WaitMixin):
                 "next_update_id": self._next_update_id,
                 "pending_update_ids": [e.update_id for e in self._pending],
                 "webhook": dict(self._webhook),
+                "webhook_targets": list(self._webhook_targets or []),
+                "webhook_in_flight": sum(1 for e in self._pending if e.in_flight),
                 "fail_rules": [r.as_dict() for r in self._fail_rules],
                 "forbidden": {str(k): v for k, v in self._forbidden.items()},
                 "chats": sorted(self._msgs),
@@ -1903,6 +2024,21 @@ class FakeBotApi(_WaitMixin):
     def set_latency(self, seconds: float) -> None:
         """Delay every Bot API call by ``seconds`` (simulated network latency)."""
         self.latency = float(seconds)
+
+    def webhook_targets(self, urls: list[str] | None) -> None:
+        """Deliver the registered webhook's updates round robin to ``urls`` instead of to the
+        registered URL (a reverse proxy in front of several bot processes); None or [] ends
+        that. Nothing is delivered while no webhook is set; getWebhookInfo still shows the
+        registered URL."""
+        if urls is not None and (
+            not isinstance(urls, list)
+            or not all(isinstance(u, str) and u.startswith(("http://", "https://")) for u in urls)
+        ):
+            raise ValueError("webhook_targets: a list of http(s) URLs or None expected")
+        with self._cond:
+            self._webhook_targets = list(urls) if urls else None
+            self._target_next = 0
+            self._wake_waiters()
 
     def reset(self) -> None:
         """Forget messages, calls, pending updates, failure rules, commands, webhook, users.
@@ -2034,6 +2170,10 @@ class FakeBotApi(_WaitMixin):
             return self.commands(scope, str(arg("language_code", "") or ""))
         if name == "webhook_deliveries":
             return self.webhook_deliveries()
+        if name == "webhook_targets":
+            urls = data.get("urls")
+            self.webhook_targets(list(urls) if urls is not None else None)
+            return True
         if name == "state":
             return self.state()
         raise _UnknownControl(name)
@@ -2185,6 +2325,9 @@ class RemoteFakeBotApi(_WaitMixin):
     def webhook_deliveries(self) -> list[dict]:
         return self._req("webhook_deliveries")
 
+    def webhook_targets(self, urls: list[str] | None) -> None:
+        self._req("webhook_targets", body={"urls": urls})
+
     def state(self) -> dict:
         return self._req("state")
 
@@ -2284,6 +2427,12 @@ def main(argv: list[str] | None = None) -> int:
         default="threaded",
         help="HTTP front end: stdlib threads (default) or one asyncio loop (benchmarks)",
     )
+    ap.add_argument(
+        "--webhook-retry-pause",
+        type=float,
+        default=0.2,
+        help="seconds a webhook URL rests after a failed POST before it is tried again",
+    )
     args = ap.parse_args(argv)
     fake = FakeBotApi(
         args.token,
@@ -2296,6 +2445,7 @@ def main(argv: list[str] | None = None) -> int:
         record_empty_polls=args.record_empty_polls,
         max_calls=args.max_calls,
         http=args.http,
+        webhook_retry_pause=args.webhook_retry_pause,
     )
     stop = threading.Event()
 
