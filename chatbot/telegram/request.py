@@ -41,6 +41,8 @@ import aiohttp
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
 
+from .. import metrics
+
 log = logging.getLogger(__name__)
 CLIENTS = ("aiohttp", "httpx")  # TELEGRAM_HTTP_CLIENT; the first is the default
 _JSON = {"Content-Type": "application/json"}
@@ -172,11 +174,15 @@ class AiohttpRequest(BaseRequest):
             async with self._session.request(method, url, data=data, headers=headers,
                                              timeout=timeout, proxy=proxy,
                                              proxy_headers=proxy_headers) as resp:
-                return resp.status, await resp.read()
+                answer = resp.status, await resp.read()
         except (TimeoutError, asyncio.TimeoutError) as err:  # noqa: UP041 (aiohttp raises either)
+            metrics.observe_call(url.rsplit("/", 1)[-1], "network")
             raise TimedOut from err
         except aiohttp.ClientError as err:
+            metrics.observe_call(url.rsplit("/", 1)[-1], "network")
             raise NetworkError(f"aiohttp.{err.__class__.__name__}: {err}") from err
+        metrics.observe_call(url.rsplit("/", 1)[-1], answer[0])
+        return answer
 
 
 def http_client() -> str:
