@@ -6,12 +6,14 @@ from __future__ import annotations
 import logging
 import random
 import threading
+import time
 
 import fsm
-from engine.bots import get_bot
+from engine.bots import EXPERTE, get_bot
 from engine.bots.experte import system_load
 from storage.models import GameTable, Seat
 
+from .. import metrics
 from . import outgoing, play
 from .api import Refusal, Settings
 from .transaction import Ctx
@@ -43,12 +45,15 @@ class Decisions:
         rng = random.Random(f"{table.seed}:{table.version}")
         with self._lock:
             self.thinking += 1
+        started = time.perf_counter()
         try:
             return fsm.cpu_action(model, level(seat), rng, budget=self.settings.experte_budget,
                                   load=self.load)
         finally:
             with self._lock:
                 self.thinking -= 1
+            if level(seat) == EXPERTE:
+                metrics.observe_experte(table.game, time.perf_counter() - started)
 
 
 def on_turn(seats: list[Seat], model: fsm.TableModel) -> Seat:

@@ -13,6 +13,7 @@ from sqlmodel import col, select
 import fsm
 from storage.models import GameTable, Seat
 
+from .. import metrics
 from . import cpu, outgoing, play, store
 from .api import Refusal, Settings
 from .transaction import Ctx, Transactions
@@ -149,6 +150,7 @@ class Deadlines:
                 log.exception("table %s: deadline failed", table_id)
                 return False
             self.notify(ctx)
+            metrics.observe_deadline(kind)
             return True
 
     def _plan(self, table_id: int, version: int) -> str | None:

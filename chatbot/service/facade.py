@@ -23,7 +23,7 @@ from storage import retention
 from storage.db import utcnow
 from storage.models import Chat, GameTable, Move, Player
 
-from .. import buttons
+from .. import buttons, metrics
 from ..i18n import DEFAULT_LANGUAGE, pick_language, tr
 from . import commands, cpu, menus, outgoing, play, store
 from .api import Change, ChatRef, Outcome, Refusal, Settings, UserRef
@@ -76,26 +76,37 @@ class Service:
                 chat, player
 
     def _run(self, chat_ref: ChatRef, user: UserRef | None, update_key: str | None,
-             work: Callable[[Ctx, Any, Any], Outcome], repeated: Outcome) -> Outcome:
-        """Run an input: refusals change nothing; a unique-key race is run once more."""
-        for attempt in range(_TRIES):
-            try:
-                with self._input(chat_ref, user, update_key) as got:
-                    if got is None:
-                        return repeated
-                    ctx, chat, player = got
-                    out = work(ctx, chat, player)
-            except Refusal as exc:
-                return Outcome(exc.text, ok=False, alert=exc.alert)
-            except IntegrityError:
-                if attempt + 1 == _TRIES:
-                    raise
-                log.info("input in %s met a concurrent insert; running it again",
-                         chat_ref.external_id)
-                continue
-            self._notify(ctx)
-            return out
-        raise AssertionError("unreachable")
+             work: Callable[[Ctx, Any, Any], Outcome], repeated: Outcome,
+             kind: str | None = None) -> Outcome:
+        """Run an input: refusals change nothing; a unique-key race is run once more. An
+        input of a ``kind`` is counted in the metrics with what came of it and its time."""
+        started, result = time.perf_counter(), "error"
+        try:
+            for attempt in range(_TRIES):
+                try:
+                    with self._input(chat_ref, user, update_key) as got:
+                        if got is None:
+                            result = "duplicate"
+                            return repeated
+                        ctx, chat, player = got
+                        out = work(ctx, chat, player)
+                except Refusal as exc:
+                    result = "stale" if isinstance(exc, play.Stale) else "refused"
+                    return Outcome(exc.text, ok=False, alert=exc.alert)
+                except IntegrityError:
+                    if attempt + 1 == _TRIES:
+                        raise
+                    log.info("input in %s met a concurrent insert; running it again",
+                             chat_ref.external_id)
+                    continue
+                self._notify(ctx)
+                result = "ok" if out.ok else "refused"
+                return out
+            raise AssertionError("unreachable")
+        finally:
+            if kind is not None:
+                metrics.observe_input(chat_ref.platform, kind, result,
+                                      time.perf_counter() - started)
 
     def command(self, chat_ref: ChatRef, user: UserRef, name: str, args: str = "",
                 update_key: str | None = None) -> Outcome:
@@ -109,7 +120,7 @@ class Service:
             if handler is None:
                 return Outcome(tr(ctx.lang, "unknown_command"), ok=False)
             return handler(ctx, chat, player, user, args.strip())
-        return self._run(chat_ref, user, update_key, work, Outcome(None, ok=True))
+        return self._run(chat_ref, user, update_key, work, Outcome(None, ok=True), "command")
 
     def press(self, chat_ref: ChatRef, user: UserRef, data: str | None,
               update_key: str | None = None) -> Outcome:
@@ -121,6 +132,7 @@ class Service:
         try:
             press = buttons.decode(data)
         except buttons.BadButton:
+            metrics.observe_input(chat_ref.platform, "press", "stale", 0.0)
             return Outcome(tr(lang, "stale_button"), ok=False, alert=True)
 
         def work(ctx: Ctx, chat: Any, player: Any) -> Outcome:
@@ -128,7 +140,7 @@ class Service:
                 return menus.menu_press(ctx, chat, player, user, press.code)
             return play.table_press(ctx, chat, player, user, press)
         return self._run(chat_ref, user, update_key, work,
-                         Outcome(tr(lang, "already_handled"), ok=True))
+                         Outcome(tr(lang, "already_handled"), ok=True), "press")
 
     def press_many(self, presses: list[Press]) -> list[Outcome | BaseException]:
         """Several button presses (chat, user, data, update key) in one transaction, each in
@@ -160,6 +172,8 @@ class Service:
         verdict = self.flood.check(chat_ref.platform, user.external_id, command)
         if verdict is Verdict.OK:
             return None
+        metrics.observe_input(chat_ref.platform, "press" if command is None else "command",
+                              "refused", 0.0)  # (held back by flood control)
         if verdict is Verdict.SLOW_DOWN:
             lang = pick_language(None, user.language, self.settings.default_language)
             log.info("%s %s: over the input rate", chat_ref.platform, user.external_id)

@@ -25,6 +25,10 @@ LOG_LENGTH = 6
 _QUIET_EVENTS = ("showdown", "payout", "game_over", "game_start", "deal")
 
 
+class Stale(Refusal):
+    """A press on a version of the table that has passed (told apart in the metrics)."""
+
+
 def model(table: GameTable, seats: list[Seat]) -> fsm.TableModel:
     """The table machine over the stored state."""
     game = GAMES[table.game]
@@ -60,8 +64,8 @@ def table_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef,
     # else is read: under load most refused presses are stale ones); only "join", "leave",
     # "my cards" and "I'm back" mean the same whatever the message showed.
     if press.version != table.version and head not in lobby.VERSION_FREE:
-        raise Refusal(tr(ctx.lang, "table_over" if table.fsm_state in fsm.CLOSED
-                         else "stale_button"))
+        raise Stale(tr(ctx.lang, "table_over" if table.fsm_state in fsm.CLOSED
+                       else "stale_button"))
     seats = store.seats(ctx.session, table)
     if table.chat_id != chat.id:
         if store.seat_of(seats, player) is None:
