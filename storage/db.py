@@ -15,7 +15,7 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sqlalchemy import event
+from sqlalchemy import event, text
 from sqlalchemy.engine import Engine, make_url
 from sqlmodel import Session, create_engine
 
@@ -177,5 +177,10 @@ def migrate(engine_or_url: Engine | str | None = None) -> None:
     else:
         engine = make_engine(engine_or_url if isinstance(engine_or_url, str) else None)
     with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":  # processes starting together migrate in turn
+            from .leader import lock_key
+
+            conn.execute(text("SELECT pg_advisory_xact_lock(:key)"),
+                         {"key": lock_key("stammtisch:migrate")})
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "head")

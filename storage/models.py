@@ -164,6 +164,30 @@ class Outbox(SQLModel, table=True):
     created_at: datetime
     sent_at: datetime | None = None
     error: str | None = Field(default=None, max_length=512)
+    claimed_by: str | None = Field(default=None, max_length=64)  # the first process to try it
+    message_id: str | None = Field(default=None, max_length=128)  # the message it made/edited
+
+
+class OutboxLease(SQLModel, table=True):
+    """Which process delivers a chat's outbox now (one at a time, so in order) and the chat's
+    recent sends (its rate limits, whichever process sends next)."""
+
+    __tablename__ = "outbox_lease"
+
+    platform: str = Field(primary_key=True, max_length=16)
+    chat_external_id: str = Field(primary_key=True, max_length=128)
+    holder: str = Field(default="", max_length=64)  # "" = free
+    expires_at: datetime
+    sends: list[float] = _json(list)  # epoch seconds of its sends in the last minute
+
+
+class SendWindow(SQLModel, table=True):
+    """The bot's sends in the last second, for the bot-wide limit shared by processes."""
+
+    __tablename__ = "send_window"
+
+    platform: str = Field(primary_key=True, max_length=16)
+    sends: list[float] = _json(list)  # epoch seconds
 
 
 class MessageSlot(SQLModel, table=True):

@@ -1,8 +1,9 @@
 """Delivering the outbox to Telegram: rate limits, retries, edit in place.
 
 Telegram allows about 1 message/s per chat, 20/min per group and 30/s overall. The sender
-keeps to those (configurable for tests), keeps each chat's messages in order, retries on
-``RetryAfter`` and network errors, and treats "message is not modified" as success.
+keeps to those across all processes sharing the database (``outbox_claim``; configurable for
+tests), keeps each chat's messages in order, retries on ``RetryAfter`` and network errors, and
+treats "message is not modified" as success.
 """
 
 from __future__ import annotations
@@ -12,10 +13,7 @@ import contextlib
 import logging
 import re
 import time
-from collections import defaultdict, deque
 from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 from telegram import (
@@ -27,67 +25,14 @@ from telegram import (
 )
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 
-from ..outbox import (
-    Item,
-    MessageGone,
-    OutboxStore,
-    Permanent,
-    Retry,
-    deliver_async,
-    record_all,
-)
+from .. import metrics
+from ..outbox import Item, MessageGone, OutboxStore, Permanent, Retry, deliver_async, plan
+from ..outbox_claim import CHATS_PER_PASS, Claim, ClaimingOutbox, Limits
+
+__all__ = ["Limits", "OutboxSender", "TelegramTransport", "keyboard", "mentions"]
 
 log = logging.getLogger(__name__)
 _NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
-
-
-@dataclass
-class Limits:
-    per_chat_interval: float = 1.0  # seconds between two messages to one chat
-    group_per_minute: int = 20
-    global_per_second: int = 30
-
-
-class RateLimiter:
-    """Decides whether a message to a chat may go now (no sleeping: callers defer)."""
-
-    def __init__(self, limits: Limits, clock: Callable[[], float] = time.monotonic) -> None:
-        self.limits, self.clock = limits, clock
-        self.last: dict[str, float] = {}
-        self.group_window: dict[str, deque[float]] = defaultdict(deque)
-        self.global_window: deque[float] = deque()
-
-    def wait_time(self, chat: str) -> float:
-        now = self.clock()
-        waits = [0.0]
-        if chat in self.last:
-            waits.append(self.last[chat] + self.limits.per_chat_interval - now)
-        if chat.startswith("-"):
-            window = self.group_window[chat]
-            while window and window[0] <= now - 60:
-                window.popleft()
-            if len(window) >= self.limits.group_per_minute:
-                waits.append(window[0] + 60 - now)
-        while self.global_window and self.global_window[0] <= now - 1:
-            self.global_window.popleft()
-        if len(self.global_window) >= self.limits.global_per_second:
-            waits.append(self.global_window[0] + 1 - now)
-        return max(waits)
-
-    def took(self, chat: str, ago: float = 0.0) -> None:
-        """A message went to a chat (``ago`` seconds before now)."""
-        when = self.clock() - ago
-        self.last[chat] = max(self.last.get(chat, when), when)
-        if chat.startswith("-"):
-            self.group_window[chat].append(when)
-        self.global_window.append(when)
-
-    def remember(self, sent: list[tuple[str, float]]) -> None:
-        """Messages sent before this process started (chat, seconds ago), oldest first: the
-        limits hold across a restart."""
-        for chat, ago in sorted(sent, key=lambda s: -s[1]):
-            if 0 <= ago < 60:
-                self.took(chat, ago)
 
 
 def keyboard(rows: list[list[list[str]]]) -> InlineKeyboardMarkup | None:
@@ -175,17 +120,20 @@ class TelegramTransport:
 class OutboxSender:
     """An asyncio task that delivers the outbox whenever woken, and at least every second.
 
-    Woken, it waits ``gather`` seconds more so that the views of inputs arriving together
-    go out in one pass: each pass reads the outbox and records its outcomes in a transaction
-    of its own, and under load one pass per input cost more than the sending itself."""
+    Each pass claims the chats it delivers (``ClaimingOutbox``: other processes sharing the
+    database skip them), serves the chats concurrently (each chat's items in order), then
+    records the outcomes and gives the chats back in one transaction. Woken, it waits
+    ``gather`` seconds more so that the views of inputs arriving together go out in one pass
+    (one pass per input cost more than the sending itself)."""
 
     def __init__(self, store: OutboxStore, transport: TelegramTransport,
                  limits: Limits | None = None,
-                 run: Callable[..., Any] | None = None, gather: float = 0.005) -> None:
+                 run: Callable[..., Any] | None = None, gather: float = 0.005,
+                 holder: str | None = None) -> None:
         self.store, self.transport = store, transport
         self.gather = gather
         self.run = run or asyncio.to_thread  # how database calls leave the event loop
-        self.limiter = RateLimiter(limits or Limits())
+        self.outbox = ClaimingOutbox(store, limits, holder)
         self.wake = asyncio.Event()
         self._task: asyncio.Task | None = None
         self._stopping = False
@@ -203,18 +151,14 @@ class OutboxSender:
                 self._task.cancel()
 
     async def _run(self) -> None:
-        try:  # what went out during the last minute (before a restart) still counts
-            now = self.store.clock()
-            sent = await self.run(self.store.sent_since, now - timedelta(seconds=60))
-            self.limiter.remember([(chat, (now - at).total_seconds()) for chat, at in sent])
-        except Exception:
-            log.exception("could not read the recent sends")
         while not self._stopping:
             try:
                 delay = await self.pass_once()
             except Exception:
                 log.exception("outbox pass failed")
                 delay = 1.0
+            if delay <= 0:
+                continue
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.wake.wait(), timeout=max(0.01, min(delay, 1.0)))
             if self.wake.is_set() and self.gather > 0 and not self._stopping:
@@ -222,39 +166,45 @@ class OutboxSender:
             self.wake.clear()
 
     async def pass_once(self) -> float:
-        """Deliver what may go now; returns how long until something else may go.
-
-        Chats are served concurrently (each chat's items in order); the outcomes of the pass
-        are recorded together in one transaction."""
-        items: list[Item] = await self.run(self.store.pending)
+        """Deliver what may go now; returns how long until something else may go (0: go on
+        at once, the pass could not take everything)."""
+        claim: Claim = await self.run(self.outbox.claim)
+        if not claim.chats:
+            return claim.wait
         by_chat: dict[str, list[Item]] = {}
-        for item in items:
+        for item in claim.items:
             by_chat.setdefault(item.chat, []).append(item)
         waits: list[float] = []
         outcomes: list[tuple[Item, str | None, Exception | None]] = []
+        calls: dict[str, list[float]] = {}
 
         async def serve(chat_items: list[Item]) -> None:
             for item in chat_items:
-                wait = self.limiter.wait_time(item.chat)
-                if wait > 0:
-                    waits.append(wait)
-                    return  # keep the chat's order: its later items wait too
-                if item.slot is not None and item.message_id is not None and item.unchanged:
+                if plan(item) == "keep":
                     outcomes.append((item, item.message_id, None))
+                    metrics.observe_delivery(self.store.platform, "kept")
                     continue
-                self.limiter.took(item.chat)
+                if time.monotonic() > claim.until:  # the lease runs out soon: next pass
+                    waits.append(0.0)
+                    return
                 message_id, error = await deliver_async(item, self.transport)
+                calls.setdefault(item.chat, []).append(time.time())  # (the limits count it)
                 outcomes.append((item, message_id, error))
+                metrics.observe_delivery(self.store.platform, "sent" if error is None else
+                                         "retry" if isinstance(error, Retry) else "failed")
                 if isinstance(error, Retry):
                     waits.append(error.after)
                     log.info("outbox %s to %s: %s", item.id, item.chat, error)
                     return
 
-        results = await asyncio.gather(*(serve(v) for v in by_chat.values()),
-                                       return_exceptions=True)
-        for result in results:
-            if isinstance(result, BaseException):
-                log.error("outbox delivery failed", exc_info=result)
-        if outcomes:
-            await self.run(record_all, self.store, outcomes)
-        return min([1.0, *waits])
+        try:
+            results = await asyncio.gather(*(serve(v) for v in by_chat.values()),
+                                           return_exceptions=True)
+            for result in results:
+                if isinstance(result, BaseException):
+                    log.error("outbox delivery failed", exc_info=result)
+        finally:  # record what went out and give the chats back (also when cancelled)
+            await self.run(self.outbox.finish, claim, outcomes, calls)
+        if len(claim.chats) >= CHATS_PER_PASS:
+            return 0.0
+        return min([claim.wait, *waits])

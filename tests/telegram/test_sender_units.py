@@ -33,41 +33,6 @@ def test_button_data_parts_for_logs_and_routing() -> None:
     assert _code("v1:0:0:g.schwimmen.2") == "g"
 
 
-def test_rate_limits_hold_across_a_restart(sqlite_engine, clock) -> None:  # type: ignore[no-untyped-def]
-    """Issue 15, item 11: a new sender rebuilds the last minute's sends from the outbox's
-    ``sent_at``, so a restarted bot keeps to 20 messages a minute in a group."""
-    import asyncio
-    from datetime import timedelta
-
-    from chatbot.outbox import OutboxStore
-    from chatbot.telegram.sender import Limits, OutboxSender, RateLimiter
-    from storage.db import transaction
-    from storage.models import Outbox
-
-    with transaction(sqlite_engine) as session:
-        for i in range(20):  # 20 messages to the group in the last 30 seconds
-            at = clock() - timedelta(seconds=30 - i)
-            session.add(Outbox(platform="telegram", chat_external_id="-100", text=f"m{i}",
-                               status="sent", not_before=at, created_at=at, sent_at=at))
-    store = OutboxStore(sqlite_engine, "telegram", clock=clock)
-    sent = store.sent_since(clock() - timedelta(seconds=60))
-    assert len(sent) == 20
-    limiter = RateLimiter(Limits())
-    assert limiter.wait_time("-100") == 0  # a fresh process knows nothing ...
-    limiter.remember([(chat, (clock() - at).total_seconds()) for chat, at in sent])
-    assert 29 < limiter.wait_time("-100") <= 30  # ... until it remembers: the oldest must age
-    assert limiter.wait_time("-200") == 0  # other chats are free
-
-    async def started() -> float:
-        sender = OutboxSender(store, transport=None, limits=Limits())  # type: ignore[arg-type]
-        sender.start()
-        await asyncio.sleep(0.2)
-        await sender.stop()
-        return sender.limiter.wait_time("-100")
-
-    assert asyncio.run(started()) > 25  # the sender does this on start
-
-
 def test_a_press_is_known_too_old_only_from_what_the_last_run_fetched() -> None:
     """Issue 15, item 2: an update the last run had already fetched more than the answer
     window ago is not answered (Telegram refuses "query is too old"); anything newer is."""

@@ -1,0 +1,361 @@
+"""Claimed outbox delivery: several processes share one outbox, each row goes out once.
+
+A process delivers a chat's rows only while it holds the chat's lease (a row of
+``outbox_lease``): a pass takes the free leases of chats with due rows (``FOR UPDATE SKIP
+LOCKED``: two processes never wait for each other, nor take the same chat), delivers, records
+the outcomes and gives the leases back in one transaction. So a chat's messages go out in
+order, one process at a time, and one chat's backlog never holds another's back. A process that
+dies in a pass holds its chats until the lease expires (``LEASE_SECONDS``); no pass starts a
+send later than ``SEND_WINDOW`` seconds into its lease, so a slow process never overlaps the
+next holder.
+
+Telegram's limits are kept in the database too, so they hold for all processes together: each
+lease row carries its chat's sends of the last minute (one a second per chat, 20 a minute per
+group), and ``send_window`` the bot's sends of the last second (30 a second in all). A pass
+counts a send when it claims it; a 429's ``retry_after`` postpones the chat's row in the
+database (every process sees it).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import bindparam, or_, update
+from sqlalchemy import select as core_select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+from storage.models import OutboxLease, SendWindow
+
+from .outbox import (
+    _DROP,
+    _OUTBOX,
+    _SLOTS,
+    MAX_ATTEMPTS,
+    PER_CHAT,
+    Item,
+    OutboxStore,
+    Retry,
+    _aware,
+    _hash,
+    _slot_upsert,
+    plan,
+)
+
+LEASE_SECONDS = 15.0  # a dead process's chats are free again after this
+SEND_WINDOW = 5.0  # no send starts later than this into a lease (requests time out at 5 s)
+CHATS_PER_PASS = 100
+_LEASE = OutboxLease.__table__  # type: ignore[attr-defined]
+_WINDOW = SendWindow.__table__  # type: ignore[attr-defined]
+_EPOCH = datetime(1970, 1, 1).astimezone()
+
+
+@dataclass
+class Limits:
+    """Telegram's limits (configurable for tests)."""
+
+    per_chat_interval: float = 1.0  # seconds between two messages to one chat
+    group_per_minute: int = 20
+    global_per_second: int = 30
+
+
+@dataclass
+class Claim:
+    """What one pass may deliver."""
+
+    items: list[Item]  # may go now, in order within each chat
+    chats: list[str]  # leased for this pass (``finish`` gives them back)
+    wait: float = 1.0  # seconds until more may go (limits, rows not due yet)
+    until: float = field(default_factory=lambda: time.monotonic() + SEND_WINDOW)
+    sends: int = 0  # items that need a Bot API call
+    recent: dict[str, list[float]] = field(default_factory=dict)  # chats' sends before it
+    tag: str = ""  # marks this pass's places in the bot-wide window until it finishes
+
+
+def holder_id() -> str:
+    """This process's name in the leases: host, pid and a random part (pids repeat)."""
+    return f"{socket.gethostname()[:40]}:{os.getpid()}:{secrets.token_hex(3)}"
+
+
+def chat_wait(sends: list[float], now: float, limits: Limits, group: bool) -> float:
+    """Seconds until the next message to a chat may go, given its recent sends."""
+    waits = [0.0]
+    if sends:
+        waits.append(max(sends) + limits.per_chat_interval - now)
+    if group:
+        recent = sorted(s for s in sends if s > now - 60)
+        if len(recent) >= limits.group_per_minute:
+            waits.append(recent[-limits.group_per_minute] + 60 - now)
+    return max(waits)
+
+
+def _is_group(chat: str) -> bool:
+    return chat.startswith("-")  # Telegram's group and channel ids are negative
+
+
+def _pending_chats() -> Any:
+    return core_select(_OUTBOX.c.chat_external_id).where(
+        _OUTBOX.c.platform == bindparam("b_platform"), _OUTBOX.c.status == "pending",
+        _OUTBOX.c.not_before <= bindparam("b_now"))
+
+
+_FREE = (core_select(_LEASE.c.chat_external_id, _LEASE.c.sends)
+         .where(_LEASE.c.platform == bindparam("b_platform"),
+                or_(_LEASE.c.holder == "", _LEASE.c.holder == bindparam("b_holder"),
+                    _LEASE.c.expires_at < bindparam("b_now")),
+                _LEASE.c.chat_external_id.in_(_pending_chats()))
+         .order_by(_LEASE.c.expires_at).limit(bindparam("b_chats"))
+         .with_for_update(skip_locked=True))
+_TAKE = update(_LEASE).where(
+    _LEASE.c.platform == bindparam("b_platform"),
+    _LEASE.c.chat_external_id == bindparam("b_chat")).values(
+    holder=bindparam("b_holder"), expires_at=bindparam("b_until"), sends=bindparam("b_sends"))
+_RELEASE = update(_LEASE).where(
+    _LEASE.c.platform == bindparam("b_platform"), _LEASE.c.holder == bindparam("b_holder"),
+    _LEASE.c.chat_external_id.in_(bindparam("b_chats", expanding=True))).values(
+    holder="", expires_at=bindparam("b_now"))
+_QUEUE = core_select(
+    _OUTBOX.c.id, _OUTBOX.c.chat_external_id, _OUTBOX.c.slot, _OUTBOX.c.repost,
+    _OUTBOX.c.text, _OUTBOX.c.buttons, _OUTBOX.c.not_before,
+).where(_OUTBOX.c.platform == bindparam("b_platform"), _OUTBOX.c.status == "pending",
+        _OUTBOX.c.chat_external_id == bindparam("b_chat")).order_by(_OUTBOX.c.id).limit(PER_CHAT)
+_MARK = update(_OUTBOX).where(_OUTBOX.c.id.in_(bindparam("b_ids", expanding=True)),
+                              _OUTBOX.c.claimed_by.is_(None)).values(
+    claimed_by=bindparam("b_holder"))
+_SENT = update(_OUTBOX).where(_OUTBOX.c.id == bindparam("b_row_id"),
+                              _OUTBOX.c.status == "pending").values(
+    status="sent", sent_at=bindparam("b_sent_at"), message_id=bindparam("b_message_id"))
+_ATTEMPTS = core_select(_OUTBOX.c.id, _OUTBOX.c.attempts).where(
+    _OUTBOX.c.id.in_(bindparam("b_ids", expanding=True)))
+_FAILED = update(_OUTBOX).where(_OUTBOX.c.id == bindparam("b_row_id")).values(
+    attempts=bindparam("b_attempts"), error=bindparam("b_error"), status=bindparam("b_status"),
+    not_before=bindparam("b_not_before"))
+_READ_WINDOW = core_select(_WINDOW.c.sends).where(
+    _WINDOW.c.platform == bindparam("b_platform")).with_for_update()
+_WRITE_WINDOW = update(_WINDOW).where(_WINDOW.c.platform == bindparam("b_platform")).values(
+    sends=bindparam("b_sends"))
+_INSERTS: dict[tuple[str, str], Any] = {}
+
+
+def _insert(dialect: str, what: str) -> Any:
+    """New lease rows for chats with due rows, and the send window row (once)."""
+    stmt = _INSERTS.get((dialect, what))
+    if stmt is None:
+        ins = sqlite_insert if dialect == "sqlite" else pg_insert
+        if what == "leases":
+            sub = _pending_chats().distinct().subquery()
+            stmt = ins(_LEASE).from_select(
+                ["platform", "chat_external_id", "holder", "expires_at"],
+                core_select(bindparam("b_platform"), sub.c.chat_external_id, bindparam("b_free"),
+                            bindparam("b_epoch"))
+                .where(sub.c.chat_external_id.is_not(None)))  # (SQLite: SELECT … WHERE …
+            stmt = stmt.on_conflict_do_nothing(  # … ON CONFLICT parses only with a WHERE)
+                index_elements=["platform", "chat_external_id"])
+        else:
+            stmt = ins(_WINDOW).values(platform=bindparam("b_platform"), sends=[]) \
+                .on_conflict_do_nothing(index_elements=["platform"])
+        _INSERTS[(dialect, what)] = stmt
+    return stmt
+
+
+class ClaimingOutbox:
+    """An ``OutboxStore`` used by several processes at once (see the module docstring)."""
+
+    def __init__(self, store: OutboxStore, limits: Limits | None = None,
+                 holder: str | None = None,
+                 is_group: Callable[[str], bool] = _is_group) -> None:
+        self.store, self.limits = store, limits or Limits()
+        self.holder = holder or holder_id()
+        self.is_group = is_group
+        self.engine, self.platform = store.engine, store.platform
+        self._window_ready = False
+        self._passes = 0
+
+    def claim(self, limit: int = 200) -> Claim:
+        """Lease the chats that have due rows and are free, and pick what may go now."""
+        now_dt = self.store.clock()
+        now = now_dt.timestamp()
+        started = time.monotonic()
+        with self.store._write_lock, self.engine.begin() as conn:
+            dialect = conn.dialect.name
+            if not self._window_ready:
+                conn.execute(_insert(dialect, "window"), {"b_platform": self.platform})
+                self._window_ready = True
+            conn.execute(_insert(dialect, "leases"), {
+                "b_platform": self.platform, "b_now": now_dt,
+                "b_free": "", "b_epoch": _EPOCH})
+            leased = conn.execute(_FREE, {"b_platform": self.platform, "b_holder": self.holder,
+                                          "b_now": now_dt, "b_chats": CHATS_PER_PASS}).all()
+            if not leased:
+                return Claim([], [], wait=1.0, until=started + SEND_WINDOW)
+            recent = {r.chat_external_id: [s for s in (r.sends or []) if s > now - 60]
+                      for r in leased}
+            before = {chat: list(sends) for chat, sends in recent.items()}
+            items, waits = self._pick(conn, recent, now_dt, now, limit)
+            wanted = [i for i in items if plan(i) != "keep"]
+            self._passes += 1
+            tag = f"{self.holder}#{self._passes}"
+            granted = self._take_window(conn, len(wanted), now, tag) if wanted else 0
+            if granted < len(wanted):  # the bot-wide limit: the rest waits (chat order kept)
+                waits.append(1.0)
+                cut = {i.id for i in wanted[granted:]}
+                stopped: set[str] = set()
+                kept = []
+                for item in items:
+                    if item.chat in stopped or item.id in cut:
+                        stopped.add(item.chat)
+                        continue
+                    kept.append(item)
+                items = kept
+            for item in items:
+                if plan(item) != "keep":
+                    recent[item.chat].append(now)
+            until = now_dt + timedelta(seconds=LEASE_SECONDS)
+            conn.execute(_TAKE, [{"b_platform": self.platform, "b_chat": chat,
+                                  "b_holder": self.holder, "b_until": until, "b_sends": sends}
+                                 for chat, sends in recent.items()])
+            sending = [i.id for i in items if plan(i) != "keep"]
+            if sending:
+                conn.execute(_MARK, {"b_ids": sending, "b_holder": self.holder})
+        return Claim(items, list(recent), wait=min([1.0, *waits]),
+                     until=started + SEND_WINDOW, sends=len(sending), recent=before, tag=tag)
+
+    def _pick(self, conn: Any, recent: dict[str, list[float]], now_dt: datetime, now: float,
+              limit: int) -> tuple[list[Item], list[float]]:
+        """The rows of the leased chats that may go now (limits kept, superseded views of a
+        slot dropped); and how long the others wait."""
+        waits: list[float] = []
+        rows_by_chat: dict[str, list[Any]] = {}
+        for chat in recent:
+            rows = conn.execute(_QUEUE, {"b_platform": self.platform, "b_chat": chat}).all()
+            due = []
+            for r in rows:
+                if _aware(r.not_before) > now_dt:  # keep the order: later rows wait too
+                    waits.append((_aware(r.not_before) - now_dt).total_seconds())
+                    break
+                due.append(r)
+            rows_by_chat[chat] = due
+        newest = {(r.chat_external_id, r.slot): r.id
+                  for rows in rows_by_chat.values() for r in rows if r.slot}
+        slots: dict[tuple[str, str], Any] = {}
+        if newest:
+            chats = sorted({chat for chat, _ in newest})
+            for s in conn.execute(_SLOTS, {"platform": self.platform, "chats": chats}):
+                slots[(s.chat_external_id, s.slot)] = s
+        items: list[Item] = []
+        dropped: list[int] = []
+        for chat, rows in rows_by_chat.items():
+            sends = list(recent[chat])
+            for r in rows:
+                if r.slot and newest[(chat, r.slot)] != r.id:
+                    dropped.append(r.id)
+                    continue
+                if len(items) >= limit:
+                    break
+                slot = slots.get((chat, r.slot)) if r.slot else None
+                buttons = r.buttons or []
+                digest = _hash(r.text, buttons) if r.slot else None
+                item = Item(id=r.id, chat=chat, slot=r.slot, repost=r.repost, text=r.text,
+                            rows=buttons, message_id=slot.message_id if slot else None,
+                            unchanged=bool(slot and slot.text_hash == digest),
+                            text_hash=digest)
+                if plan(item) != "keep":
+                    wait = chat_wait(sends, now, self.limits, self.is_group(chat))
+                    if wait > 0:
+                        waits.append(wait)
+                        break
+                    sends.append(now)
+                items.append(item)
+        if dropped:
+            conn.execute(_DROP, {"ids": dropped})
+        return items, waits
+
+    def _take_window(self, conn: Any, wanted: int, now: float, tag: str) -> int:
+        """Take up to ``wanted`` places in the bot-wide window (row-locked: processes take
+        turns); how many were granted. A place is held until its pass finishes (then the
+        send's real time replaces it) or, if the process died, until its lease expires: so a
+        pass whose calls go out late never overlaps the next second's sends."""
+        window = self._window(conn, now)
+        granted = max(0, min(wanted, self.limits.global_per_second - len(window)))
+        if granted:
+            held = [now + LEASE_SECONDS, tag]
+            conn.execute(_WRITE_WINDOW, {"b_platform": self.platform,
+                                         "b_sends": window + [held] * granted})
+        return granted
+
+    def _window(self, conn: Any, now: float) -> list[list[Any]]:
+        """The bot-wide window: [time, tag] of sends in the last second and of places held."""
+        sends = conn.execute(_READ_WINDOW, {"b_platform": self.platform}).scalar() or []
+        return [s for s in sends if isinstance(s, list) and s[0] > now - 1.0]
+
+    def _record_calls(self, conn: Any, claim: Claim, calls: dict[str, list[float]],
+                      now: float) -> None:
+        done = [t for times in calls.values() for t in times]
+        if claim.sends:
+            window = [s for s in self._window(conn, now) if s[1] != claim.tag]
+            conn.execute(_WRITE_WINDOW, {"b_platform": self.platform,
+                                         "b_sends": window + [[t, ""] for t in done]})
+        if claim.recent:  # the chats' own sends: the claim's times become the calls' times
+            until = self.store.clock() + timedelta(seconds=LEASE_SECONDS)
+            conn.execute(_TAKE, [{"b_platform": self.platform, "b_chat": chat,
+                                  "b_holder": self.holder, "b_until": until,
+                                  "b_sends": sends + calls.get(chat, [])}
+                                 for chat, sends in claim.recent.items()])
+
+    @staticmethod
+    def _failures(conn: Any, failed: list[tuple[Item, Exception]],
+                  now_dt: datetime) -> list[dict[str, Any]]:
+        """Failed rows: retried later with growing backoff (at least a 429's retry_after),
+        given up when permanent or after ``MAX_ATTEMPTS``."""
+        attempts = dict(conn.execute(_ATTEMPTS, {"b_ids": [i.id for i, _ in failed]}).all())
+        out = []
+        for item, error in failed:
+            tries = attempts.get(item.id, 0) + 1
+            retry = isinstance(error, Retry) and tries < MAX_ATTEMPTS
+            after = max(error.after, min(30.0, float(tries))) if isinstance(error, Retry) \
+                else 0.0
+            out.append({"b_row_id": item.id, "b_attempts": tries, "b_error": str(error)[:500],
+                        "b_status": "pending" if retry else "failed",
+                        "b_not_before": now_dt + timedelta(seconds=after)})
+        return out
+
+    def finish(self, claim: Claim,
+               outcomes: list[tuple[Item, str | None, Exception | None]],
+               calls: dict[str, list[float]] | None = None) -> None:
+        """Record a pass's outcomes and give its leases back, in one transaction. ``calls``:
+        when (epoch seconds) each chat's Bot API calls of the pass went out; they replace the
+        places the claim held in the limits. (Without it, the claim's times stay.)"""
+        now_dt = self.store.clock()
+        with self.store._write_lock, self.engine.begin() as conn:
+            if calls is not None:
+                self._record_calls(conn, claim, calls, now_dt.timestamp())
+            upsert = _slot_upsert(conn.dialect.name)
+            sent, slots, failed = [], [], []
+            for item, message_id, error in outcomes:
+                if error is None:
+                    sent.append({"b_row_id": item.id, "b_sent_at": now_dt,
+                                 "b_message_id": message_id})
+                    if item.slot and message_id is not None:
+                        slots.append({
+                            "platform": self.platform, "chat": item.chat, "slot": item.slot,
+                            "message_id": message_id,
+                            "text_hash": item.text_hash or _hash(item.text, item.rows),
+                            "updated_at": now_dt})
+                else:
+                    failed.append((item, error))
+            if sent:
+                conn.execute(_SENT, sent)
+            if slots:
+                conn.execute(upsert, slots)
+            if failed:
+                conn.execute(_FAILED, self._failures(conn, failed, now_dt))
+            if claim.chats:
+                conn.execute(_RELEASE, {"b_platform": self.platform, "b_holder": self.holder,
+                                        "b_chats": claim.chats, "b_now": now_dt})
