@@ -782,12 +782,20 @@ def run(cfg: Config) -> int:
     service = build_service(cfg)
 
     async def main() -> None:
+        from .leader import run_as_leader
+
         bot = MatrixBot(cfg, service)
+        stopping = asyncio.Event()
+
+        def stop() -> None:
+            stopping.set()
+            bot.stop()
+
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(NotImplementedError):
-                loop.add_signal_handler(sig, bot.stop)
-        await bot.run()
+                loop.add_signal_handler(sig, stop)
+        await run_as_leader(bot, cfg, stopping)
 
     asyncio.run(main())
     return 0

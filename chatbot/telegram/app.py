@@ -417,6 +417,8 @@ def run(cfg: Config) -> int:
         from .webhook import serve
 
         asyncio.run(serve(bot, cfg, allowed))
-    else:
-        bot.app.run_polling(allowed_updates=allowed, poll_interval=0.0, timeout=10)
+    else:  # one process polls (the leader); every process delivers and fires deadlines
+        from .polling import serve_polling
+
+        asyncio.run(serve_polling(bot, allowed))
     return 0

@@ -11,18 +11,20 @@ poison update must not be delivered for ever).
 
 from __future__ import annotations
 
-import asyncio
+import base64
+import hashlib
 import hmac
 import json
 import logging
 import secrets
-import signal
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from aiohttp import web
 
+from ..leadership import Election
 from ..redact import add_secret
+from .lifecycle import bot_lock, running
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -42,11 +44,19 @@ def webhook_paths(url: str) -> list[str]:
     return [path] if last == path else [path, last]
 
 
-def webhook_secret(configured: str | None) -> str:
-    """The secret Telegram sends with every update: ``TELEGRAM_WEBHOOK_SECRET``, or a strong
-    one made for this run (registered with ``setWebhook``) — never none, or anybody who finds
-    the URL could send updates in any user's name. Kept out of the logs."""
-    secret = configured or secrets.token_urlsafe(32)  # (A-Z a-z 0-9 _ -, as Telegram allows)
+def webhook_secret(configured: str | None, token: str = "") -> str:
+    """The secret Telegram sends with every update: ``TELEGRAM_WEBHOOK_SECRET``, or one
+    derived from the bot token (HMAC-SHA256, so every process of the bot has the same one and
+    nobody without the token can compute it; a token-less test run gets a random one) — never
+    none, or anybody who finds the URL could send updates in any user's name. Kept out of the
+    logs."""
+    if configured:
+        secret = configured
+    elif token:  # (A-Z a-z 0-9 _ -, as Telegram allows)
+        digest = hmac.new(token.encode(), b"stammtisch webhook secret", hashlib.sha256)
+        secret = base64.urlsafe_b64encode(digest.digest()).decode().rstrip("=")
+    else:
+        secret = secrets.token_urlsafe(32)
     add_secret(secret)
     return secret
 
@@ -78,37 +88,31 @@ def make_app(bot: TelegramBot, paths: list[str], secret: str) -> web.Application
 
 
 async def serve(bot: TelegramBot, cfg: Config, allowed_updates: list[str]) -> None:
-    """Run the bot in webhook mode until SIGTERM/SIGINT: the application's life cycle as
-    ``Application.run_webhook`` runs it, with this module's server in place of PTB's."""
+    """Run the bot in webhook mode until SIGTERM/SIGINT. Every process sharing the database
+    serves the webhook (a reverse proxy in front spreads Telegram's POSTs); exactly one, the
+    leader (``storage.leader``), registers it with ``setWebhook`` — again whenever another
+    process takes the lead."""
     assert cfg.telegram_webhook_url
-    secret = webhook_secret(cfg.telegram_webhook_secret)
+    secret = webhook_secret(cfg.telegram_webhook_secret, cfg.telegram_token or "")
     if not cfg.telegram_webhook_secret:
-        log.info("TELEGRAM_WEBHOOK_SECRET is not set: using a secret made for this run")
-    ptb = bot.app
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await ptb.initialize()
-    runner: web.AppRunner | None = None
-    try:
-        if ptb.post_init is not None:
-            await ptb.post_init(ptb)
-        await ptb.start()
-        runner = web.AppRunner(make_app(bot, webhook_paths(cfg.telegram_webhook_url), secret),
-                               access_log=None)
+        log.info("TELEGRAM_WEBHOOK_SECRET is not set: using one derived from the token")
+    url = cfg.telegram_webhook_url
+
+    async def register() -> None:
+        await bot.app.bot.set_webhook(url, secret_token=secret, allowed_updates=allowed_updates)
+        log.info("webhook registered at %s", url)
+
+    election = Election(bot_lock(bot, "webhook"), "telegram-webhook", register)
+    async with running(bot) as stop:
+        runner = web.AppRunner(make_app(bot, webhook_paths(url), secret), access_log=None)
         await runner.setup()
-        await web.TCPSite(runner, cfg.telegram_webhook_listen, cfg.telegram_webhook_port).start()
-        await ptb.bot.set_webhook(cfg.telegram_webhook_url, secret_token=secret,
-                                  allowed_updates=allowed_updates)
-        log.info("webhook at %s, listening on %s:%s", cfg.telegram_webhook_url,
-                 cfg.telegram_webhook_listen, cfg.telegram_webhook_port)
-        await stop.wait()
-    finally:
-        if runner is not None:
+        try:
+            await web.TCPSite(runner, cfg.telegram_webhook_listen,
+                              cfg.telegram_webhook_port).start()
+            log.info("webhook at %s, listening on %s:%s", url, cfg.telegram_webhook_listen,
+                     cfg.telegram_webhook_port)
+            election.start()
+            await stop.wait()
+        finally:
+            await election.stop()
             await runner.cleanup()  # stops taking updates; those under way finish first
-        if ptb.running:
-            await ptb.stop()
-        if ptb.post_stop is not None:
-            await ptb.post_stop(ptb)
-        await ptb.shutdown()
