@@ -44,3 +44,15 @@ def test_a_press_is_known_too_old_only_from_what_the_last_run_fetched() -> None:
     assert not too_old(501, before, 1000.0 + ANSWER_WINDOW + 1)  # unknown: answer it
     assert not too_old(500, before, 1000.0 + ANSWER_WINDOW - 1)  # still in the window
     assert not too_old(500, None, 10**9)  # first run
+
+
+def test_without_a_configured_secret_every_process_derives_the_same_one() -> None:
+    """Issue 16, item 3: the processes behind one webhook URL must accept the same secret;
+    unset, it is derived from the token (not guessable without it), one per bot."""
+    from chatbot.telegram.webhook import webhook_secret
+
+    a, b = webhook_secret(None, "123:ABC"), webhook_secret(None, "123:ABC")
+    assert a == b and len(a) >= 32 and "ABC" not in a
+    assert set(a) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+    assert webhook_secret(None, "124:ABD") != a
+    assert webhook_secret("configured", "123:ABC") == "configured"

@@ -121,7 +121,7 @@ def test_webhook_update_killed_mid_handling_is_delivered_again(fake, start_bot,
 
 def test_webhook_without_a_configured_secret_makes_one(fake, start_bot, sqlite_url) -> None:
     """Issue 15, item 3: with TELEGRAM_WEBHOOK_SECRET unset the webhook still has a secret —
-    a strong one made at start and registered with setWebhook — so a forged POST without it
+    one derived from the token (the same in every process) and registered with setWebhook — so a forged POST without it
     is refused; a header with non-ASCII bytes is a 403, not a server error."""
     import http.client
 
