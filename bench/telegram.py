@@ -1,6 +1,7 @@
 """Telegram throughput benchmark: one real bot process against the fake Bot API server.
 
     python bench/telegram.py [--tables 100] [--waves 10] [--skip-postgres]
+    python bench/telegram.py --processes 1 2 3 [--tables 100] [--waves 10] [--rates 200]
 
 For each database (SQLite file, PostgreSQL) it starts ``stammtisch telegram`` against the fake
 server (a separate process), opens ``--tables`` private Schwimmen tables, then presses a move
@@ -12,6 +13,16 @@ that holds still on a busy machine). The same harness runs a bare python-telegra
 (``bench/baseline/echo_bot.py``) as the baseline and prints our throughput as a ratio of it. The
 fake server runs on its asyncio front end (``--fake-http aiohttp``, the default) so that neither
 bot is capped by the harness. Prints figures only; asserts nothing.
+
+``--processes 1 2 3`` compares instead 1, 2, 3 bot processes sharing one PostgreSQL database
+(a fresh one per case) in webhook mode: every process serves its own webhook port, and the fake
+server delivers Telegram's updates round robin to them (``webhook_targets``, standing for a
+reverse proxy in front of them). The same waves (and a steady load per ``--rates``) are played;
+latency runs from the POST that delivered an update to the answer of its button press, and the
+CPU time is summed over all the processes. A table at the end gives every figure per process
+count with the CPU per update as a ratio of the smallest count's, and counts the calls that look
+like work done twice: a second answerCallbackQuery for one query, and edits refused as "not
+modified" or of a message no longer there.
 """
 
 from __future__ import annotations
@@ -21,6 +32,7 @@ import http.client
 import json
 import os
 import random
+import socket
 import statistics
 import subprocess
 import sys
@@ -67,11 +79,20 @@ def _pick(message: dict, rng: random.Random) -> str | None:
     return rng.choice(moves) if moves else None
 
 
-def _latencies(fake, uids: set[int]) -> tuple[list[float], float, float]:
-    """Per-update latency (s), and the wave's first delivery / last answer times."""
+def _latencies(fake, uids: set[int],
+               webhook: bool = False) -> tuple[list[float], float, float]:
+    """Per-update latency (s), and the wave's first delivery / last answer times. ``webhook``:
+    an update counts as delivered when the POST that the bot accepted began."""
     delivered: dict[int, float] = {}
     qid_to_uid: dict[str, int] = {}
-    for call in fake.calls("getUpdates"):
+    if webhook:
+        for hook in fake.webhook_deliveries():
+            uid = hook["update_id"]
+            if hook["error"] is None and uid in uids and uid not in delivered:
+                delivered[uid] = hook["started"]
+                if "callback_query_id" in hook:
+                    qid_to_uid[hook["callback_query_id"]] = uid
+    for call in [] if webhook else fake.calls("getUpdates"):
         for upd in (call.get("response") or {}).get("result") or []:
             uid = upd["update_id"]
             if uid in uids and uid not in delivered:
@@ -98,13 +119,39 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _wait(pred, timeout: float, what: str, every: float = 0.05) -> None:
+def _cpu_all(procs: list[subprocess.Popen]) -> float:
+    return sum(_cpu_seconds(p.pid) for p in procs)
+
+
+def _wait(pred, timeout: float, what: str, every: float = 0.05, fatal: bool = True) -> bool:
     end = time.time() + timeout
     while time.time() < end:
         if pred():
-            return
+            return True
         time.sleep(every)
-    raise SystemExit(f"timed out waiting for {what}")
+    if fatal:
+        raise SystemExit(f"timed out waiting for {what}")
+    print(f"  (timed out waiting for {what}; going on)")
+    return False
+
+
+def _free_ports(count: int) -> list[int]:
+    socks = [socket.socket() for _ in range(count)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+def _listening(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
 
 
 @contextmanager
@@ -113,37 +160,96 @@ def _running_bot(command: list[str], env: dict[str, str], chats: list[int], setu
     """A fake Bot API server and a bot process against it, with ``setup`` sent in every chat
     and a table message (with buttons) shown in each; the bot is stopped afterwards.
     ``echo``: the bare echo bot, which registers no commands."""
+    with _running_bots(command, env, chats, setup, fake_http, echo) as (fake, procs):
+        yield fake, procs[0]
+
+
+@contextmanager
+def _running_bots(command: list[str], env: dict[str, str], chats: list[int], setup: str,
+                  fake_http: str, echo: bool = False,
+                  processes: int = 0) -> Iterator[tuple[Any, list[subprocess.Popen]]]:
+    """``_running_bot``; with ``processes`` > 0 that many bot processes in webhook mode, each
+    on a port of its own, the fake server delivering to them round robin (a reverse proxy's
+    part); the URL they register is the proxy's (nobody listens there)."""
     fake_args = ("--max-calls", "400000", "--http", fake_http)
     with FakeBotApiProcess(token=TOKEN, args=fake_args) as fake, \
-            tempfile.TemporaryDirectory() as tmp, open(Path(tmp) / "bot.log", "w") as log:
+            tempfile.TemporaryDirectory() as tmp:
         full_env = {**os.environ, **env, "TELEGRAM_TOKEN": TOKEN, "TELEGRAM_BASE_URL": fake.url}
-        proc = subprocess.Popen(command, env=full_env, cwd=tmp, stdout=subprocess.DEVNULL,
-                                stderr=log)
+        envs = [full_env]
+        ports: list[int] = []
+        if processes:
+            proxy, *ports = _free_ports(processes + 1)
+            hook = {"TELEGRAM_WEBHOOK_URL": f"http://127.0.0.1:{proxy}/telegram",
+                    "TELEGRAM_WEBHOOK_LISTEN": "127.0.0.1",
+                    "TELEGRAM_WEBHOOK_SECRET": f"bench-{uuid.uuid4().hex}"}
+            envs = [{**full_env, **hook, "TELEGRAM_WEBHOOK_PORT": str(port)} for port in ports]
+            fake.webhook_targets([f"http://127.0.0.1:{port}/telegram" for port in ports])
+        logs = [Path(tmp) / ("bot.log" if not processes else f"bot-{i + 1}.log")
+                for i in range(len(envs))]
+        procs: list[subprocess.Popen] = []
         try:
-            _wait(lambda: fake.calls("getMe") and (fake.calls("setMyCommands") or echo)
-                  or proc.poll() is not None, 60, "the bot to start")
-            if proc.poll() is not None:
-                raise SystemExit((Path(tmp) / "bot.log").read_text()[-3000:])
+            for proc_env, log_path in zip(envs, logs, strict=True):
+                with open(log_path, "w") as log:
+                    procs.append(subprocess.Popen(command, env=proc_env, cwd=tmp,
+                                                  stdout=subprocess.DEVNULL, stderr=log))
+
+            def ready() -> bool:
+                if processes:  # the webhook is registered (by one of them) and all listen
+                    return bool(fake.calls("setWebhook")) and all(map(_listening, ports))
+                return bool(fake.calls("getMe") and (fake.calls("setMyCommands") or echo))
+
+            _wait(lambda: ready() or any(p.poll() is not None for p in procs), 60,
+                  "the bot to start")
+            for proc, log_path in zip(procs, logs, strict=True):
+                if proc.poll() is not None:
+                    raise SystemExit(log_path.read_text()[-3000:])
             with ThreadPoolExecutor(8) as pool:
                 list(pool.map(lambda c: fake.send_text(c, c, setup), chats))
             _wait(lambda: all(_table_message(fake, c) for c in chats), 120, "the tables")
-            yield fake, proc
+            yield fake, procs
         finally:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            for proc in procs:
+                proc.terminate()
+            for proc in procs:
+                try:
+                    proc.wait(10)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+
+
+def _answered(fake, mark: int) -> int:
+    """Callback queries answered since ``mark`` (each once, however often answered)."""
+    return len({str(c["params"].get("callback_query_id"))
+                for c in fake.calls("answerCallbackQuery", since=mark)})
+
+
+def _twice(fake, mark: int) -> dict[str, int]:
+    """Calls since ``mark`` that look like work done twice: answers to a query already
+    answered, and edits refused as not modified or of a message no longer there."""
+    seen: set[str] = set()
+    answers = 0
+    for call in fake.calls("answerCallbackQuery", since=mark):
+        qid = str(call["params"].get("callback_query_id"))
+        answers += qid in seen
+        seen.add(qid)
+    edits = sum(1 for call in fake.calls(None, since=mark)
+                if call["method"].startswith("editMessage") and call["status"] == 400
+                and any(text in str((call["response"] or {}).get("description"))
+                        for text in ("not modified", "not found")))
+    return {"dup_answers": answers, "failed_edits": edits}
 
 
 def run_case(label: str, command: list[str], env: dict[str, str], tables: int, waves: int,
-             setup: str, fake_http: str = "aiohttp") -> dict[str, float]:
-    """Start a fake server and a bot; play ``waves`` presses on ``tables`` chats."""
+             setup: str, fake_http: str = "aiohttp", processes: int = 0) -> dict[str, float]:
+    """Start a fake server and a bot; play ``waves`` presses on ``tables`` chats.
+    ``processes``: that many bot processes in webhook mode (see ``_running_bots``)."""
     rng = random.Random(7)
     chats = list(range(10_001, 10_001 + tables))
-    with _running_bot(command, env, chats, setup, fake_http, "echo" in label) as (fake, proc):
+    with _running_bots(command, env, chats, setup, fake_http, "echo" in label,
+                       processes) as (fake, procs):
         lat_all: list[float] = []
-        cpu_start = _cpu_seconds(proc.pid)
+        start_mark = fake.last_seq()
+        cpu_start = _cpu_all(procs)
         busy = 0.0
         handled = 0
         for _ in range(waves):
@@ -159,23 +265,27 @@ def run_case(label: str, command: list[str], env: dict[str, str], tables: int, w
 
             def all_answered(n=expected, mark=mark) -> bool:
                 # one control request per poll, so the harness does not load the server
+                if processes:  # (a query answered twice counts once)
+                    return _answered(fake, mark) >= n
                 return len(fake.calls("answerCallbackQuery", since=mark)) >= n
 
-            _wait(all_answered, 120, "answers", every=0.25)
+            _wait(all_answered, 120, "answers", every=0.25, fatal=not processes)
             time.sleep(1.0)  # let CPU replies and edits settle before the next wave
-            lat, first, last = _latencies(fake, uids)
+            lat, first, last = _latencies(fake, uids, webhook=bool(processes))
             lat_all += lat
             busy += max(0.0, last - first)
             handled += len(uids)
-        cpu = _cpu_seconds(proc.pid) - cpu_start
-    lat_ms = sorted(x * 1000 for x in lat_all)
+        cpu = _cpu_all(procs) - cpu_start
+        twice = _twice(fake, start_mark) if processes else {}
+    lat_ms = sorted(x * 1000 for x in lat_all) or [float("nan")]
     p50 = statistics.median(lat_ms)
     p99 = lat_ms[min(len(lat_ms) - 1, int(len(lat_ms) * 0.99))]
     rate = handled / busy if busy else float("nan")
     cpu_ms = cpu / handled * 1000 if handled else float("nan")
     print(f"{label:28s} {rate:8.0f} updates/s   p50 {p50:6.1f} ms   p99 {p99:6.1f} ms   "
           f"CPU {cpu_ms:5.1f} ms/update   ({handled} updates, {tables} tables)")
-    return {"rate": rate, "p50": p50, "p99": p99, "cpu_ms": cpu_ms}
+    return {"rate": rate, "p50": p50, "p99": p99, "cpu_ms": cpu_ms, "updates": handled,
+            "unanswered": handled - len(lat_all), **twice}
 
 
 class _Control:
@@ -197,16 +307,18 @@ class _Control:
 
 def steady_case(label: str, command: list[str], env: dict[str, str], tables: int,
                 rate: float, seconds: float, setup: str,
-                fake_http: str = "aiohttp", senders: int = 4) -> dict[str, float]:
+                fake_http: str = "aiohttp", senders: int = 4,
+                processes: int = 0) -> dict[str, float]:
     """Open-loop load: presses at ``rate`` per second in all, round robin over ``tables``
     chats, for ``seconds``; ``senders`` threads share the chats and the rate (one thread
     alone cannot offer more than about a hundred presses a second). Unlike the waves (100
     updates at once, so the last waits behind 99), this is the latency an update sees at a
-    steady rate — what a bot in production faces."""
+    steady rate — what a bot in production faces. ``processes``: see ``run_case``."""
     chats = list(range(30_001, 30_001 + tables))
-    with _running_bot(command, env, chats, setup, fake_http) as (fake, proc):
+    with _running_bots(command, env, chats, setup, fake_http,
+                       processes=processes) as (fake, procs):
         mark = fake.last_seq()
-        cpu_start = _cpu_seconds(proc.pid)
+        cpu_start = _cpu_all(procs)
         start = time.perf_counter() + 0.2
 
         def sender(index: int) -> list[int]:
@@ -234,14 +346,19 @@ def steady_case(label: str, command: list[str], env: dict[str, str], tables: int
         with ThreadPoolExecutor(senders) as pool:
             uids = {u for part in pool.map(sender, range(senders)) for u in part}
         elapsed = time.perf_counter() - start
-        _wait(lambda: len(fake.calls("answerCallbackQuery", since=mark)) >= len(uids), 120,
-              "answers", every=0.25)
-        cpu_ms = (_cpu_seconds(proc.pid) - cpu_start) / max(1, len(uids)) * 1000
-        lat, _first, _last = _latencies(fake, uids)
+        if processes:
+            _wait(lambda: _answered(fake, mark) >= len(uids), 120, "answers", every=0.25,
+                  fatal=False)
+        else:
+            _wait(lambda: len(fake.calls("answerCallbackQuery", since=mark)) >= len(uids), 120,
+                  "answers", every=0.25)
+        cpu_ms = (_cpu_all(procs) - cpu_start) / max(1, len(uids)) * 1000
+        lat, _first, _last = _latencies(fake, uids, webhook=bool(processes))
         # a press on buttons the bot has not yet replaced (the table moved on) is refused
         refused = sum(1 for c in fake.calls("answerCallbackQuery", since=mark)
                       if c["params"].get("text"))
-    lat_ms = sorted(x * 1000 for x in lat)
+        twice = _twice(fake, mark) if processes else {}
+    lat_ms = sorted(x * 1000 for x in lat) or [float("nan")]
     p50 = statistics.median(lat_ms)
     p90 = lat_ms[min(len(lat_ms) - 1, int(len(lat_ms) * 0.90))]
     p99 = lat_ms[min(len(lat_ms) - 1, int(len(lat_ms) * 0.99))]
@@ -249,7 +366,8 @@ def steady_case(label: str, command: list[str], env: dict[str, str], tables: int
           f"p90 {p90:6.1f} ms   p99 {p99:6.1f} ms   CPU {cpu_ms:4.2f} ms/update   "
           f"({len(uids)} updates, {tables} tables, "
           f"{100 * refused / max(1, len(uids)):.0f} % refused as stale)")
-    return {"rate": len(uids) / elapsed, "p50": p50, "p99": p99, "cpu_ms": cpu_ms}
+    return {"rate": len(uids) / elapsed, "p50": p50, "p99": p99, "cpu_ms": cpu_ms,
+            "updates": len(uids), "unanswered": len(uids) - len(lat), **twice}
 
 
 def service_only(url: str, tables: int, waves: int, label: str) -> None:
@@ -318,7 +436,44 @@ def _drop_pg(name: str) -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def main() -> None:
+def compare_processes(counts: list[int], tables: int, waves: int, rates: list[float],
+                      seconds: float, env: dict[str, str], setup: str,
+                      fake_http: str = "aiohttp") -> list[dict[str, Any]]:
+    """For each process count: the waves (and a steady load at each of ``rates``) against that
+    many bot processes in webhook mode on a fresh PostgreSQL database; prints a table."""
+    command = [_bin("stammtisch"), "telegram"]
+    rows: list[dict[str, Any]] = []
+    for n in counts:
+        cases = [("waves", None), *((f"steady {rate:.0f}/s", rate) for rate in rates)]
+        for case, rate in cases:
+            url, name = _pg_database()
+            label = f"{n} process{'es' if n != 1 else ''}, {case}"
+            try:
+                case_env = {**env, "DATABASE_URL": url}
+                if rate is None:
+                    result = run_case(label, command, case_env, tables, waves, setup, fake_http,
+                                      processes=n)
+                else:
+                    result = steady_case(label, command, case_env, tables, rate, seconds, setup,
+                                         fake_http, senders=min(4, tables), processes=n)
+            finally:
+                _drop_pg(name)
+            rows.append({"processes": n, "case": case, **result})
+    print()
+    print(f"{'processes':>9s}  {'case':14s} {'updates/s':>9s} {'p50 ms':>7s} {'p99 ms':>7s} "
+          f"{'CPU ms/upd':>10s} {'CPU vs ' + str(min(counts)):>9s} {'updates':>7s} "
+          f"{'unanswered':>10s} {'dup answers':>11s} {'failed edits':>12s}")
+    for row in rows:
+        base = next(r for r in rows if r["case"] == row["case"]
+                    and r["processes"] == min(counts))
+        ratio = row["cpu_ms"] / base["cpu_ms"] if base["cpu_ms"] else float("nan")
+        print(f"{row['processes']:9d}  {row['case']:14s} {row['rate']:9.0f} {row['p50']:7.1f} "
+              f"{row['p99']:7.1f} {row['cpu_ms']:10.2f} {ratio:9.2f} {row['updates']:7d} "
+              f"{row['unanswered']:10d} {row['dup_answers']:11d} {row['failed_edits']:12d}")
+    return rows
+
+
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--tables", type=int, default=100)
     parser.add_argument("--waves", type=int, default=10)
@@ -332,12 +487,23 @@ def main() -> None:
                         help="run only the steady-load cases")
     parser.add_argument("--http-client", choices=("aiohttp", "httpx"), default="aiohttp",
                         help="the bot's Bot API client (TELEGRAM_HTTP_CLIENT; default: aiohttp)")
-    args = parser.parse_args()
+    parser.add_argument("--processes", type=int, nargs="+", default=None, metavar="N",
+                        help="compare N bot processes in webhook mode on one PostgreSQL "
+                             "database (the waves, and --rates), nothing else")
+    args = parser.parse_args(argv)
     common = {"CPU_DELAY": "0", "TELEGRAM_CHAT_INTERVAL": "0", "LOG_LEVEL": "WARNING",
               "INPUT_RATE": "off",  # each simulated player presses 5 times a second
               "TELEGRAM_GLOBAL_PER_SECOND": "100000", "TELEGRAM_GROUP_PER_MINUTE": "100000",
               "TELEGRAM_HTTP_CLIENT": args.http_client}
     setup = "/new schwimmen 1 anfaenger"
+    if args.processes:
+        print(f"{args.tables} active private Schwimmen tables, {args.waves} waves of one button "
+              f"press per table (and a steady load at {args.rates or 'no'} updates/s), "
+              f"against {', '.join(map(str, args.processes))} bot processes sharing one "
+              f"PostgreSQL database, webhook updates spread round robin")
+        compare_processes(args.processes, args.tables, args.waves, args.rates,
+                          args.steady_seconds, common, setup, args.fake_http)
+        return
     print(f"{args.tables} active private Schwimmen tables, {args.waves} waves of one button "
           f"press per table; the fake Bot API server runs as its own process")
     results = {}
