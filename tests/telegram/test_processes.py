@@ -18,6 +18,7 @@ again. Afterwards:
 
 from __future__ import annotations
 
+import json
 import random
 import socket
 import time
@@ -250,6 +251,32 @@ def test_three_webhook_processes_one_killed(fake: FakeBotApi, postgres_url: str,
           f"{counts}, {limits}")
 
 
+def _get(port: int, path: str) -> tuple[int, str]:
+    """GET from a process's metrics server (started just after it is ready: retried)."""
+    import urllib.error
+    import urllib.request
+
+    deadline = time.monotonic() + WAIT
+    while True:
+        try:
+            return _get_once(port, path)
+        except urllib.error.URLError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+def _get_once(port: int, path: str) -> tuple[int, str]:
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as resp:
+            return resp.status, resp.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
 def _logged_at(log: str, needle: str) -> float | None:
     """When (epoch seconds) a process first logged a line containing ``needle``."""
     for line in log.splitlines():
@@ -262,7 +289,8 @@ def _logged_at(log: str, needle: str) -> float | None:
 def test_polling_leader_killed_another_takes_over(fake: FakeBotApi, postgres_url: str,
                                                   start_bot: Callable[..., BotProcess],
                                                   db_reader: Callable[[str], Db]) -> None:
-    bots = [start_bot(postgres_url, **_env()) for _ in range(3)]
+    metrics_ports = [_free_port() for _ in range(3)]
+    bots = [start_bot(postgres_url, **_env(METRICS_PORT=port)) for port in metrics_ports]
 
     def leaders() -> list[int]:
         return [i for i, b in enumerate(bots) if "leads telegram-poll" in b.log()
@@ -274,6 +302,14 @@ def test_polling_leader_killed_another_takes_over(fake: FakeBotApi, postgres_url
     db = db_reader(postgres_url)
     players = Players(fake, 20, seed=17, first_user=17_000)
     players.sit_down()
+    # each process tells on /metrics whether it leads, and is healthy on /healthz
+    gauges = [_get(port, "/metrics")[1] for port in metrics_ports]
+    leading = 'stammtisch_leader{role="telegram-poll"} 1.0'
+    assert [leading in g for g in gauges] == [i == leader for i in range(3)]
+    health = [_get(port, "/healthz") for port in metrics_ports]
+    assert [status for status, _ in health] == [200, 200, 200]
+    assert [json.loads(body)["checks"]["poll"]["polling"] for _, body in health] == \
+        [i == leader for i in range(3)]
     killed_at: list[tuple[float, int]] = []
     pids: list[int] = []
 
