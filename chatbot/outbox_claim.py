@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import bindparam, or_, update
+from sqlalchemy import bindparam, func, or_, update
 from sqlalchemy import select as core_select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
@@ -76,6 +76,7 @@ class Claim:
     until: float = field(default_factory=lambda: time.monotonic() + SEND_WINDOW)
     sends: int = 0  # items that need a Bot API call
     recent: dict[str, list[float]] = field(default_factory=dict)  # chats' sends before it
+    claimed: dict[str, list[float]] = field(default_factory=dict)  # ... with its own counted
     tag: str = ""  # marks this pass's places in the bot-wide window until it finishes
 
 
@@ -119,13 +120,19 @@ _TAKE = update(_LEASE).where(
     holder=bindparam("b_holder"), expires_at=bindparam("b_until"), sends=bindparam("b_sends"))
 _RELEASE = update(_LEASE).where(
     _LEASE.c.platform == bindparam("b_platform"), _LEASE.c.holder == bindparam("b_holder"),
-    _LEASE.c.chat_external_id.in_(bindparam("b_chats", expanding=True))).values(
-    holder="", expires_at=bindparam("b_now"))
-_QUEUE = core_select(
+    _LEASE.c.chat_external_id == bindparam("b_chat")).values(
+    holder="", expires_at=bindparam("b_now"), sends=bindparam("b_sends"))
+_RANKED = core_select(
     _OUTBOX.c.id, _OUTBOX.c.chat_external_id, _OUTBOX.c.slot, _OUTBOX.c.repost,
     _OUTBOX.c.text, _OUTBOX.c.buttons, _OUTBOX.c.not_before,
+    func.row_number().over(partition_by=_OUTBOX.c.chat_external_id,
+                           order_by=_OUTBOX.c.id).label("place"),
 ).where(_OUTBOX.c.platform == bindparam("b_platform"), _OUTBOX.c.status == "pending",
-        _OUTBOX.c.chat_external_id == bindparam("b_chat")).order_by(_OUTBOX.c.id).limit(PER_CHAT)
+        _OUTBOX.c.chat_external_id.in_(bindparam("b_chats", expanding=True))).subquery()
+# the oldest pending rows of the leased chats, at most PER_CHAT of each, in order
+_QUEUE = core_select(_RANKED.c.id, _RANKED.c.chat_external_id, _RANKED.c.slot,
+                     _RANKED.c.repost, _RANKED.c.text, _RANKED.c.buttons,
+                     _RANKED.c.not_before).where(_RANKED.c.place <= PER_CHAT).order_by(_RANKED.c.id)
 _MARK = update(_OUTBOX).where(_OUTBOX.c.id.in_(bindparam("b_ids", expanding=True)),
                               _OUTBOX.c.claimed_by.is_(None)).values(
     claimed_by=bindparam("b_holder"))
@@ -225,23 +232,25 @@ class ClaimingOutbox:
             if sending:
                 conn.execute(_MARK, {"b_ids": sending, "b_holder": self.holder})
         return Claim(items, list(recent), wait=min([1.0, *waits]),
-                     until=started + SEND_WINDOW, sends=len(sending), recent=before, tag=tag)
+                     until=started + SEND_WINDOW, sends=len(sending), recent=before, claimed=recent,
+                     tag=tag)
 
     def _pick(self, conn: Any, recent: dict[str, list[float]], now_dt: datetime, now: float,
               limit: int) -> tuple[list[Item], list[float]]:
         """The rows of the leased chats that may go now (limits kept, superseded views of a
         slot dropped); and how long the others wait."""
         waits: list[float] = []
-        rows_by_chat: dict[str, list[Any]] = {}
-        for chat in recent:
-            rows = conn.execute(_QUEUE, {"b_platform": self.platform, "b_chat": chat}).all()
-            due = []
-            for r in rows:
-                if _aware(r.not_before) > now_dt:  # keep the order: later rows wait too
-                    waits.append((_aware(r.not_before) - now_dt).total_seconds())
-                    break
-                due.append(r)
-            rows_by_chat[chat] = due
+        rows_by_chat: dict[str, list[Any]] = {chat: [] for chat in recent}
+        waiting: set[str] = set()
+        for r in conn.execute(_QUEUE, {"b_platform": self.platform, "b_chats": list(recent)}):
+            chat = r.chat_external_id
+            if chat in waiting:
+                continue
+            if _aware(r.not_before) > now_dt:  # keep the order: later rows wait too
+                waits.append((_aware(r.not_before) - now_dt).total_seconds())
+                waiting.add(chat)
+                continue
+            rows_by_chat[chat].append(r)
         newest = {(r.chat_external_id, r.slot): r.id
                   for rows in rows_by_chat.values() for r in rows if r.slot}
         slots: dict[tuple[str, str], Any] = {}
@@ -297,17 +306,11 @@ class ClaimingOutbox:
 
     def _record_calls(self, conn: Any, claim: Claim, calls: dict[str, list[float]],
                       now: float) -> None:
+        """The pass's places in the bot-wide window become its calls' times."""
         done = [t for times in calls.values() for t in times]
-        if claim.sends:
-            window = [s for s in self._window(conn, now) if s[1] != claim.tag]
-            conn.execute(_WRITE_WINDOW, {"b_platform": self.platform,
-                                         "b_sends": window + [[t, ""] for t in done]})
-        if claim.recent:  # the chats' own sends: the claim's times become the calls' times
-            until = self.store.clock() + timedelta(seconds=LEASE_SECONDS)
-            conn.execute(_TAKE, [{"b_platform": self.platform, "b_chat": chat,
-                                  "b_holder": self.holder, "b_until": until,
-                                  "b_sends": sends + calls.get(chat, [])}
-                                 for chat, sends in claim.recent.items()])
+        window = [s for s in self._window(conn, now) if s[1] != claim.tag]
+        conn.execute(_WRITE_WINDOW, {"b_platform": self.platform,
+                                     "b_sends": window + [[t, ""] for t in done]})
 
     @staticmethod
     def _failures(conn: Any, failed: list[tuple[Item, Exception]],
@@ -334,7 +337,7 @@ class ClaimingOutbox:
         places the claim held in the limits. (Without it, the claim's times stay.)"""
         now_dt = self.store.clock()
         with self.store._write_lock, self.engine.begin() as conn:
-            if calls is not None:
+            if calls is not None and claim.sends:
                 self._record_calls(conn, claim, calls, now_dt.timestamp())
             upsert = _slot_upsert(conn.dialect.name)
             sent, slots, failed = [], [], []
@@ -356,6 +359,10 @@ class ClaimingOutbox:
                 conn.execute(upsert, slots)
             if failed:
                 conn.execute(_FAILED, self._failures(conn, failed, now_dt))
-            if claim.chats:
-                conn.execute(_RELEASE, {"b_platform": self.platform, "b_holder": self.holder,
-                                        "b_chats": claim.chats, "b_now": now_dt})
+            if claim.chats:  # given back, with the chats' sends (the calls' times if known)
+                conn.execute(_RELEASE, [{
+                    "b_platform": self.platform, "b_holder": self.holder, "b_chat": chat,
+                    "b_now": now_dt,
+                    "b_sends": claim.recent.get(chat, []) + calls.get(chat, [])
+                    if calls is not None else claim.claimed.get(chat, [])}
+                    for chat in claim.chats])
