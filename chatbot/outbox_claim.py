@@ -27,17 +27,16 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import bindparam, func, or_, update
+from sqlalchemy import and_, bindparam, func, or_, update
 from sqlalchemy import select as core_select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-from storage.models import OutboxLease, SendWindow
+from storage.models import MessageSlot, OutboxLease, SendWindow
 
 from .outbox import (
     _DROP,
     _OUTBOX,
-    _SLOTS,
     MAX_ATTEMPTS,
     PER_CHAT,
     Item,
@@ -54,6 +53,7 @@ SEND_WINDOW = 5.0  # no send starts later than this into a lease (requests time 
 CHATS_PER_PASS = 100
 _LEASE = OutboxLease.__table__  # type: ignore[attr-defined]
 _WINDOW = SendWindow.__table__  # type: ignore[attr-defined]
+_SLOT = MessageSlot.__table__  # type: ignore[attr-defined]
 _EPOCH = datetime(1970, 1, 1).astimezone()
 
 
@@ -107,17 +107,19 @@ def _pending_chats() -> Any:
         _OUTBOX.c.not_before <= bindparam("b_now"))
 
 
-_FREE = (core_select(_LEASE.c.chat_external_id, _LEASE.c.sends)
+_FREE = (core_select(_LEASE.c.chat_external_id)
          .where(_LEASE.c.platform == bindparam("b_platform"),
                 or_(_LEASE.c.holder == "", _LEASE.c.holder == bindparam("b_holder"),
                     _LEASE.c.expires_at < bindparam("b_now")),
                 _LEASE.c.chat_external_id.in_(_pending_chats()))
          .order_by(_LEASE.c.expires_at).limit(bindparam("b_chats"))
          .with_for_update(skip_locked=True))
-_TAKE = update(_LEASE).where(
-    _LEASE.c.platform == bindparam("b_platform"),
-    _LEASE.c.chat_external_id == bindparam("b_chat")).values(
-    holder=bindparam("b_holder"), expires_at=bindparam("b_until"), sends=bindparam("b_sends"))
+# the free leases of chats with due rows, taken (rows another pass has locked are skipped)
+_TAKE = (update(_LEASE)
+         .where(_LEASE.c.platform == bindparam("b_platform"),
+                _LEASE.c.chat_external_id.in_(_FREE))
+         .values(holder=bindparam("b_holder"), expires_at=bindparam("b_until"))
+         .returning(_LEASE.c.chat_external_id, _LEASE.c.sends))
 _RELEASE = update(_LEASE).where(
     _LEASE.c.platform == bindparam("b_platform"), _LEASE.c.holder == bindparam("b_holder"),
     _LEASE.c.chat_external_id == bindparam("b_chat")).values(
@@ -129,10 +131,16 @@ _RANKED = core_select(
                            order_by=_OUTBOX.c.id).label("place"),
 ).where(_OUTBOX.c.platform == bindparam("b_platform"), _OUTBOX.c.status == "pending",
         _OUTBOX.c.chat_external_id.in_(bindparam("b_chats", expanding=True))).subquery()
-# the oldest pending rows of the leased chats, at most PER_CHAT of each, in order
-_QUEUE = core_select(_RANKED.c.id, _RANKED.c.chat_external_id, _RANKED.c.slot,
-                     _RANKED.c.repost, _RANKED.c.text, _RANKED.c.buttons,
-                     _RANKED.c.not_before).where(_RANKED.c.place <= PER_CHAT).order_by(_RANKED.c.id)
+# the oldest pending rows of the leased chats, at most PER_CHAT of each, in order, with the
+# message that shows each one's slot now (if any)
+_QUEUE = (core_select(_RANKED.c.id, _RANKED.c.chat_external_id, _RANKED.c.slot,
+                      _RANKED.c.repost, _RANKED.c.text, _RANKED.c.buttons, _RANKED.c.not_before,
+                      _SLOT.c.message_id, _SLOT.c.text_hash)
+          .select_from(_RANKED.outerjoin(_SLOT, and_(
+              _SLOT.c.platform == bindparam("b_platform"),
+              _SLOT.c.chat_external_id == _RANKED.c.chat_external_id,
+              _SLOT.c.slot == _RANKED.c.slot)))
+          .where(_RANKED.c.place <= PER_CHAT).order_by(_RANKED.c.id))
 _MARK = update(_OUTBOX).where(_OUTBOX.c.id.in_(bindparam("b_ids", expanding=True)),
                               _OUTBOX.c.claimed_by.is_(None)).values(
     claimed_by=bindparam("b_holder"))
@@ -198,8 +206,10 @@ class ClaimingOutbox:
             conn.execute(_insert(dialect, "leases"), {
                 "b_platform": self.platform, "b_now": now_dt,
                 "b_free": "", "b_epoch": _EPOCH})
-            leased = conn.execute(_FREE, {"b_platform": self.platform, "b_holder": self.holder,
-                                          "b_now": now_dt, "b_chats": CHATS_PER_PASS}).all()
+            until = now_dt + timedelta(seconds=LEASE_SECONDS)
+            leased = conn.execute(_TAKE, {"b_platform": self.platform, "b_holder": self.holder,
+                                          "b_now": now_dt, "b_chats": CHATS_PER_PASS,
+                                          "b_until": until}).all()
             if not leased:
                 return Claim([], [], wait=1.0, until=started + SEND_WINDOW)
             recent = {r.chat_external_id: [s for s in (r.sends or []) if s > now - 60]
@@ -221,13 +231,9 @@ class ClaimingOutbox:
                         continue
                     kept.append(item)
                 items = kept
-            for item in items:
+            for item in items:  # (in the lease rows when the pass finishes)
                 if plan(item) != "keep":
                     recent[item.chat].append(now)
-            until = now_dt + timedelta(seconds=LEASE_SECONDS)
-            conn.execute(_TAKE, [{"b_platform": self.platform, "b_chat": chat,
-                                  "b_holder": self.holder, "b_until": until, "b_sends": sends}
-                                 for chat, sends in recent.items()])
             sending = [i.id for i in items if plan(i) != "keep"]
             if sending:
                 conn.execute(_MARK, {"b_ids": sending, "b_holder": self.holder})
@@ -253,11 +259,6 @@ class ClaimingOutbox:
             rows_by_chat[chat].append(r)
         newest = {(r.chat_external_id, r.slot): r.id
                   for rows in rows_by_chat.values() for r in rows if r.slot}
-        slots: dict[tuple[str, str], Any] = {}
-        if newest:
-            chats = sorted({chat for chat, _ in newest})
-            for s in conn.execute(_SLOTS, {"platform": self.platform, "chats": chats}):
-                slots[(s.chat_external_id, s.slot)] = s
         items: list[Item] = []
         dropped: list[int] = []
         for chat, rows in rows_by_chat.items():
@@ -268,12 +269,12 @@ class ClaimingOutbox:
                     continue
                 if len(items) >= limit:
                     break
-                slot = slots.get((chat, r.slot)) if r.slot else None
                 buttons = r.buttons or []
                 digest = _hash(r.text, buttons) if r.slot else None
                 item = Item(id=r.id, chat=chat, slot=r.slot, repost=r.repost, text=r.text,
-                            rows=buttons, message_id=slot.message_id if slot else None,
-                            unchanged=bool(slot and slot.text_hash == digest),
+                            rows=buttons, message_id=r.message_id if r.slot else None,
+                            unchanged=bool(r.slot and r.message_id is not None
+                                           and r.text_hash == digest),
                             text_hash=digest)
                 if plan(item) != "keep":
                     wait = chat_wait(sends, now, self.limits, self.is_group(chat))
