@@ -249,6 +249,7 @@ def run_case(label: str, command: list[str], env: dict[str, str], tables: int, w
                        processes) as (fake, procs):
         lat_all: list[float] = []
         start_mark = fake.last_seq()
+        db_start = _pg_stats(env["DATABASE_URL"]) if processes else None
         cpu_start = _cpu_all(procs)
         busy = 0.0
         handled = 0
@@ -277,6 +278,15 @@ def run_case(label: str, command: list[str], env: dict[str, str], tables: int, w
             handled += len(uids)
         cpu = _cpu_all(procs) - cpu_start
         twice = _twice(fake, start_mark) if processes else {}
+        messages = sum(1 for c in fake.calls(since=start_mark)
+                       if c["method"] in ("sendMessage", "editMessageText"))
+        if db_start is not None:
+            time.sleep(1.0)  # (PostgreSQL publishes its statistics about once a second)
+            db_end = _pg_stats(env["DATABASE_URL"])
+            twice["commits"] = (db_end[0] - db_start[0]) / max(1, handled)
+            twice["wal_kb"] = (db_end[1] - db_start[1]) / 1024 / max(1, handled)
+            twice["connections"] = max(db_start[2], db_end[2]) / max(1, processes)
+            twice["messages"] = messages / max(1, handled)
     lat_ms = sorted(x * 1000 for x in lat_all) or [float("nan")]
     p50 = statistics.median(lat_ms)
     p99 = lat_ms[min(len(lat_ms) - 1, int(len(lat_ms) * 0.99))]
@@ -419,6 +429,20 @@ def service_only(url: str, tables: int, waves: int, label: str) -> None:
           f"p99 {ms[int(len(ms) * 0.99)]:6.1f} ms   (service alone, CPU replies included)")
 
 
+def _pg_stats(url: str) -> tuple[int, int, int]:
+    """The database's commits so far, the server's WAL position (bytes) and the database's
+    open connections."""
+    import psycopg
+
+    name = url.rsplit("/", 1)[1]
+    with psycopg.connect(PG_SERVER, autocommit=True) as conn:
+        commits, wal, connections = conn.execute(
+            "SELECT (SELECT xact_commit FROM pg_stat_database WHERE datname = %s), "
+            "pg_current_wal_lsn() - '0/0'::pg_lsn, "
+            "(SELECT count(*) FROM pg_stat_activity WHERE datname = %s)", (name, name)).fetchone()
+    return int(commits or 0), int(wal), int(connections)
+
+
 def _pg_database() -> tuple[str, str]:
     import psycopg
 
@@ -462,14 +486,17 @@ def compare_processes(counts: list[int], tables: int, waves: int, rates: list[fl
     print()
     print(f"{'processes':>9s}  {'case':14s} {'updates/s':>9s} {'p50 ms':>7s} {'p99 ms':>7s} "
           f"{'CPU ms/upd':>10s} {'CPU vs ' + str(min(counts)):>9s} {'updates':>7s} "
-          f"{'unanswered':>10s} {'dup answers':>11s} {'failed edits':>12s}")
+          f"{'unanswered':>10s} {'dup answers':>11s} {'failed edits':>12s} "
+          f"{'msgs/upd':>8s} {'commits/upd':>11s} {'WAL kB/upd':>10s} {'conns/proc':>10s}")
     for row in rows:
         base = next(r for r in rows if r["case"] == row["case"]
                     and r["processes"] == min(counts))
         ratio = row["cpu_ms"] / base["cpu_ms"] if base["cpu_ms"] else float("nan")
         print(f"{row['processes']:9d}  {row['case']:14s} {row['rate']:9.0f} {row['p50']:7.1f} "
               f"{row['p99']:7.1f} {row['cpu_ms']:10.2f} {ratio:9.2f} {row['updates']:7d} "
-              f"{row['unanswered']:10d} {row['dup_answers']:11d} {row['failed_edits']:12d}")
+              f"{row['unanswered']:10d} {row['dup_answers']:11d} {row['failed_edits']:12d} "
+              f"{row.get('messages', float('nan')):8.2f} {row.get('commits', float('nan')):11.2f} "
+              f"{row.get('wal_kb', float('nan')):10.1f} {row.get('connections', float('nan')):10.1f}")
     return rows
 
 
