@@ -300,7 +300,7 @@ def test_polling_leader_killed_another_takes_over(fake: FakeBotApi, postgres_url
     assert len(found) == 1, f"exactly one process polls: {found}"
     leader = found[0]
     db = db_reader(postgres_url)
-    players = Players(fake, 20, seed=17, first_user=17_000)
+    players = Players(fake, TABLES, seed=17, first_user=17_000)
     players.sit_down()
     # each process tells on /metrics whether it leads, and is healthy on /healthz
     gauges = [_get(port, "/metrics")[1] for port in metrics_ports]
@@ -318,7 +318,7 @@ def test_polling_leader_killed_another_takes_over(fake: FakeBotApi, postgres_url
         pids.append(bots[leader].proc.pid)  # type: ignore[union-attr]
         bots[leader].kill()
 
-    players.play(15.0, {4.0: kill})
+    players.play(20.0, {6.0: kill})
     _settle(fake, db, players)
     kill_time, kill_seq = killed_at[0]
     others = [b for i, b in enumerate(bots) if i != leader]
