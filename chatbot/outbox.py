@@ -58,6 +58,7 @@ class Item:
     message_id: str | None  # the slot's current message, if any
     unchanged: bool
     text_hash: str | None = None  # of text and rows, for slot items (computed once)
+    fresh: bool = False  # post anew at the bottom even if unchanged (a command's answer)
 
 
 class Transport(Protocol):
@@ -80,11 +81,12 @@ PER_CHAT = 20  # rows of one chat a pass looks at: a flooded chat never hides th
 # The oldest pending rows, at most PER_CHAT of each chat (in order within a chat).
 _QUEUE = core_select(
     _OUTBOX.c.id, _OUTBOX.c.chat_external_id, _OUTBOX.c.slot, _OUTBOX.c.repost,
-    _OUTBOX.c.text, _OUTBOX.c.buttons, _OUTBOX.c.not_before,
+    _OUTBOX.c.fresh, _OUTBOX.c.text, _OUTBOX.c.buttons, _OUTBOX.c.not_before,
     func.row_number().over(partition_by=_OUTBOX.c.chat_external_id,
                            order_by=_OUTBOX.c.id).label("place"),
 ).where(_OUTBOX.c.platform == bindparam("platform"), _OUTBOX.c.status == "pending").subquery()
 _PENDING = (core_select(_QUEUE.c.id, _QUEUE.c.chat_external_id, _QUEUE.c.slot, _QUEUE.c.repost,
+                        _QUEUE.c.fresh,
                         _QUEUE.c.text, _QUEUE.c.buttons, _QUEUE.c.not_before)
             .where(_QUEUE.c.place <= bindparam("per_chat"))
             .order_by(_QUEUE.c.id).limit(bindparam("limit")))
@@ -159,7 +161,7 @@ class OutboxStore:
             buttons = r.buttons or []
             digest = _hash(r.text, buttons) if r.slot else None
             items.append(Item(
-                id=r.id, chat=r.chat_external_id, slot=r.slot, repost=r.repost,
+                id=r.id, chat=r.chat_external_id, slot=r.slot, repost=r.repost, fresh=r.fresh,
                 text=r.text, rows=buttons,
                 message_id=slot.message_id if slot else None,
                 unchanged=bool(slot and slot.text_hash == digest), text_hash=digest))
@@ -228,6 +230,8 @@ def plan(item: Item) -> str:
     """What delivering an item takes: ``keep`` (nothing), ``send``, ``edit`` or ``repost``."""
     if item.slot is None or item.message_id is None:
         return "send"
+    if item.fresh:
+        return "repost"
     if item.unchanged:
         return "keep"
     return "repost" if item.repost else "edit"

@@ -126,7 +126,7 @@ _RELEASE = update(_LEASE).where(
     holder="", expires_at=bindparam("b_now"), sends=bindparam("b_sends"))
 _RANKED = core_select(
     _OUTBOX.c.id, _OUTBOX.c.chat_external_id, _OUTBOX.c.slot, _OUTBOX.c.repost,
-    _OUTBOX.c.text, _OUTBOX.c.buttons, _OUTBOX.c.not_before,
+    _OUTBOX.c.fresh, _OUTBOX.c.text, _OUTBOX.c.buttons, _OUTBOX.c.not_before,
     func.row_number().over(partition_by=_OUTBOX.c.chat_external_id,
                            order_by=_OUTBOX.c.id).label("place"),
 ).where(_OUTBOX.c.platform == bindparam("b_platform"), _OUTBOX.c.status == "pending",
@@ -134,7 +134,7 @@ _RANKED = core_select(
 # the oldest pending rows of the leased chats, at most PER_CHAT of each, in order, with the
 # message that shows each one's slot now (if any)
 _QUEUE = (core_select(_RANKED.c.id, _RANKED.c.chat_external_id, _RANKED.c.slot,
-                      _RANKED.c.repost, _RANKED.c.text, _RANKED.c.buttons, _RANKED.c.not_before,
+                      _RANKED.c.repost, _RANKED.c.fresh, _RANKED.c.text, _RANKED.c.buttons, _RANKED.c.not_before,
                       _SLOT.c.message_id, _SLOT.c.text_hash)
           .select_from(_RANKED.outerjoin(_SLOT, and_(
               _SLOT.c.platform == bindparam("b_platform"),
@@ -271,7 +271,8 @@ class ClaimingOutbox:
                     break
                 buttons = r.buttons or []
                 digest = _hash(r.text, buttons) if r.slot else None
-                item = Item(id=r.id, chat=chat, slot=r.slot, repost=r.repost, text=r.text,
+                item = Item(id=r.id, chat=chat, slot=r.slot, repost=r.repost, fresh=r.fresh,
+                            text=r.text,
                             rows=buttons, message_id=r.message_id if r.slot else None,
                             unchanged=bool(r.slot and r.message_id is not None
                                            and r.text_hash == digest),

@@ -36,7 +36,8 @@ class Player(SQLModel, table=True):
     """A person on a platform."""
 
     __tablename__ = "player"
-    __table_args__ = (UniqueConstraint("platform", "external_id"),)
+    __table_args__ = (UniqueConstraint("platform", "external_id"),
+                      Index("ix_player_private_chat", "platform", "private_chat_id"))
 
     id: int | None = Field(default=None, primary_key=True)
     platform: str = Field(max_length=16)
@@ -156,6 +157,7 @@ class Outbox(SQLModel, table=True):
     table_id: int | None = Field(default=None)
     slot: str | None = Field(default=None, max_length=64)  # edit in place when set
     repost: bool = False  # post the slot anew (it notifies) and delete the old message
+    fresh: bool = False  # post anew even if unchanged (a command's answer: at the bottom)
     text: str = Field(sa_column=Column(Text, nullable=False))
     buttons: list[list[list[str]]] = _json(list)  # rows of [label, data]
     status: str = Field(default="pending", max_length=16)  # pending | sent | failed | dropped

@@ -74,7 +74,8 @@ def new(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outco
                                 engine_options=opts)
     rows = [[(presenter(g).NAMES.get(ctx.lang, g), buttons.encode(0, 0, f"g.{g}"))]
             for g in PRESENTERS]
-    outgoing.say(ctx, chat, tr(ctx.lang, "choose_game"), rows, slot="menu", repost=True)
+    outgoing.say(ctx, chat, tr(ctx.lang, "choose_game"), rows, slot="menu", repost=True,
+                 fresh=True)  # a command's answer: at the bottom, even if the menu is unchanged
     return Outcome(None)
 
 

@@ -123,7 +123,7 @@ class Deadlines:
                         raise _PlanFirst
                     chat = store.get_chat(session, table.chat_id)
                     ctx = Ctx(session, chat.platform if chat else "?",
-                              outgoing.language_of(chat, self.settings), now, self.settings,
+                              outgoing.language_of(chat, self.settings, session), now, self.settings,
                               self.decisions)
                     if kind == "remind":
                         remind(ctx, table, seats)

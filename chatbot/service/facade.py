@@ -293,8 +293,8 @@ class Service:
                 return
             chat = store.get_chat(session, table.chat_id)
             ctx = Ctx(session, chat.platform if chat else "?",
-                      outgoing.language_of(chat, self.settings), self.clock(), self.settings,
-                      self.decisions)
+                      outgoing.language_of(chat, self.settings, session), self.clock(),
+                      self.settings, self.decisions)
             play.show(ctx, table)
         self._notify(ctx)
 

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlmodel import Session
+
 import fsm
 from storage.models import Chat, GameTable, Outbox, Player, Seat
 
-from ..i18n import pick_language, tr
+from ..i18n import LANGUAGES, pick_language, tr
 from ..presenters import presenter
 from ..views import render_private, render_table
 from . import store
@@ -21,29 +23,37 @@ from .transaction import Ctx
 Rows = list[list[tuple[str, str]]]
 
 
-def language_of(chat: Chat | None, settings: Settings) -> str:
-    """The language of a chat's messages (its choice, else the default)."""
-    return pick_language(chat.language if chat else None, None, settings.default_language)
+def language_of(chat: Chat | None, settings: Settings, session: Session | None = None) -> str:
+    """The language of a chat's messages: its choice; else, in a private chat (given the
+    session to look the person up), its person's language; else the default."""
+    person = None
+    if session is not None and chat is not None and chat.kind == "private" \
+            and chat.language not in LANGUAGES:
+        person = store.private_person(session, chat)
+    return pick_language(chat.language if chat else None, person.language if person else None,
+                         settings.default_language)
 
 
 def language(ctx: Ctx, chat: Chat | None) -> str:
-    return language_of(chat, ctx.settings)
+    return language_of(chat, ctx.settings, ctx.session)
 
 
 def queue(ctx: Ctx, platform: str, chat: str, table_id: int | None, slot: str | None,
-          repost: bool, text: str, rows: Rows | list[list[list[str]]]) -> None:
-    """One outbox row (a message, or the newest view of a slot)."""
+          repost: bool, text: str, rows: Rows | list[list[list[str]]],
+          fresh: bool = False) -> None:
+    """One outbox row (a message, or the newest view of a slot; ``fresh``: posted anew at the
+    bottom of the chat even if the slot's message shows the same)."""
     ctx.queue(Outbox, {
         "platform": platform, "chat_external_id": chat, "table_id": table_id, "slot": slot,
-        "repost": repost, "text": text, "buttons": [[list(b) for b in row] for row in rows],
+        "repost": repost, "fresh": fresh, "text": text, "buttons": [[list(b) for b in row] for row in rows],
         "status": "pending", "attempts": 0, "not_before": ctx.now, "created_at": ctx.now,
         "sent_at": None, "error": None})
 
 
 def say(ctx: Ctx, chat: Chat, text: str, rows: Rows | None = None, slot: str | None = None,
-        repost: bool = False) -> None:
+        repost: bool = False, fresh: bool = False) -> None:
     """A message to a chat."""
-    queue(ctx, chat.platform, chat.external_id, None, slot, repost, text, rows or [])
+    queue(ctx, chat.platform, chat.external_id, None, slot, repost, text, rows or [], fresh)
 
 
 def announce(ctx: Ctx, table: GameTable, key: str, **values: Any) -> None:

@@ -39,6 +39,9 @@ _PLAYER_BY_REF = select(Player).where(Player.platform == bindparam("platform"),
                                       Player.external_id == bindparam("external_id"))
 _LOCK_TABLE = select(GameTable).where(GameTable.id == bindparam("id")).with_for_update()
 _SEATS = select(Seat).where(Seat.table_id == bindparam("table_id")).order_by(col(Seat.seat_no))
+_PRIVATE_PERSON = select(Player).where(
+    Player.platform == bindparam("platform"),
+    Player.private_chat_id == bindparam("chat")).limit(1)
 _OPEN_TABLE = select(GameTable.id).where(
     GameTable.chat_id == bindparam("chat_id"), col(GameTable.fsm_state).in_(fsm.OPEN)
 ).order_by(col(GameTable.id).desc()).limit(1)
@@ -117,6 +120,12 @@ def get_chat(session: Session, chat_id: int | None) -> Chat | None:
 
 def get_player(session: Session, player_id: int | None) -> Player | None:
     return None if player_id is None else session.get(Player, player_id)
+
+
+def private_person(session: Session, chat: Chat) -> Player | None:
+    """The person whose private chat with the bot this is."""
+    return session.exec(_PRIVATE_PERSON, params={"platform": chat.platform,
+                                                 "chat": chat.external_id}).first()
 
 
 def add_seat(session: Session, table: GameTable, seat_no: int, name: str,

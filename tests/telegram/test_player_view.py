@@ -1,0 +1,87 @@
+"""What players saw go wrong (issue 17), through the fake Bot API: the messages and keyboards
+as the player gets them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tests.fakes.telegram_api import FakeBotApi
+
+from .harness import WAIT, BotProcess, answer_text, buttons, codes, table_of
+
+BOT = "stammtisch_test_bot"
+
+
+def _menu(m: dict) -> bool:
+    return any(d.startswith("v1:0:0:g.") for _, d in buttons(m))
+
+
+def _newest(fake: FakeBotApi, chat: int) -> dict | None:
+    shown = fake.messages(chat, include_deleted=False)
+    return max(shown, key=lambda m: m["message_id"]) if shown else None
+
+
+def test_a_command_is_always_answered_at_the_bottom_of_the_chat(
+        fake: FakeBotApi, start_bot: Callable[..., BotProcess], sqlite_url: str) -> None:
+    """Issue 17, item 1: ``/new`` after ``/rules`` posts the game menu again below the rules
+    (the unchanged old menu is not kept 20 messages up), privately and in a group, also as
+    ``/new@bot``; the old menu goes."""
+    start_bot(sqlite_url)
+    user, group = 1701, -1700
+    fake.send_text(user, user, "/new")
+    first = fake.wait_for(lambda: next((m for m in fake.messages(user) if _menu(m)), None),
+                          WAIT, message="the first menu")
+    fake.send_text(user, user, "/rules")
+    rules = fake.wait_for(lambda: (m := _newest(fake, user)) and not _menu(m) and m, WAIT,
+                          message="the rules")
+    fake.send_text(user, user, "/new")
+    again = fake.wait_for(lambda: (m := _newest(fake, user)) and _menu(m)
+                          and m["message_id"] > rules["message_id"] and m, WAIT,
+                          message="the menu again, below the rules")
+    assert again["text"] == first["text"]
+    fake.wait_for(lambda: fake.message(user, first["message_id"])["deleted"], WAIT,
+                  message="the old menu taken away")
+
+    for command in ("/new", "/rules", f"/new@{BOT}"):
+        fake.send_text(group, user, command)
+        fake.wait_for(lambda c=command: (m := _newest(fake, group))
+                      and (_menu(m) if c.startswith("/new") else not _menu(m)), WAIT,
+                      message=f"the answer to {command} at the bottom of the group")
+    fake.wait_for(lambda: len([m for m in fake.messages(group, include_deleted=False)
+                               if _menu(m)]) == 1, WAIT, message="one menu in the group")
+
+
+def _private_scat(fake: FakeBotApi, user: int, language: str) -> tuple[int, int]:
+    """/start, /new and the menu (Scat, two CPU opponents, Anfänger) as a person whose
+    Telegram speaks ``language``; returns (table id, table message id)."""
+    fake.send_text(user, user, "/start", language_code=language)
+    fake.send_text(user, user, "/new", language_code=language)
+    menu = fake.wait_for(lambda: next((m for m in fake.messages(user, include_deleted=False)
+                                       if _menu(m)), None), WAIT, message="the menu")
+    for data in ("v1:0:0:g.scat", "v1:0:0:g.scat.2", "v1:0:0:g.scat.2.anfaenger"):
+        fake.wait_for(lambda d=data: any(x == d for _, x in buttons(
+            fake.message(user, menu["message_id"]))), WAIT, message=f"menu button {data}")
+        uid = fake.press(user, user, menu["message_id"], data, language_code=language)
+        assert answer_text(fake, uid) is None
+    table = fake.wait_for(lambda: next((m for m in fake.messages(user, include_deleted=False)
+                                        if table_of(m) and any(c.startswith("draw")
+                                                               for c in codes(m))), None),
+                          WAIT, message="the private table on the player's turn")
+    return table_of(table), table["message_id"]  # type: ignore[return-value]
+
+
+def test_every_view_of_a_person_is_in_their_language(
+        fake: FakeBotApi, start_bot: Callable[..., BotProcess], sqlite_url: str) -> None:
+    """Issue 17, item 2: a person whose Telegram speaks English gets the menu, the table and
+    the CPU players' moves in English (they were German until ``/language``); a German one
+    in German."""
+    start_bot(sqlite_url)
+    for user, language, own, other in ((1711, "en", "Stock:", "Stapel:"),
+                                       (1712, "de", "Stapel:", "Stock:")):
+        _, message_id = _private_scat(fake, user, language)
+        texts = [m["text"] for m in fake.messages(user)]
+        table = fake.message(user, message_id)
+        assert own in table["text"]
+        assert not any(other in t for t in texts), f"a {language} player saw: {texts}"
+        history = [h.get("text", "") for h in table.get("history") or []]
+        assert not any(other in t for t in history), "an earlier view in the wrong language"
