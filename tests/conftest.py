@@ -370,6 +370,17 @@ def card_symbols(text: str) -> set[str]:
     return {m.group(1) + m.group(2) for m in _CARD_RE.finditer(text)}
 
 
+# The climbing game's jokers as players read them ("🃏 schwarzer Joker", "🃏 red" on a button),
+# and their codes, should a text ever show those.
+_JOKER_RE = re.compile(r"🃏 ?(schwarz|black|rot|red)|(?<![0-9A-Za-z])([BR]J)(?![0-9A-Za-z])")
+
+
+def joker_codes(text: str) -> set[str]:
+    """The jokers a text shows, as codes (``BJ`` black, ``RJ`` red)."""
+    return {m.group(2) or ("BJ" if m.group(1) in ("schwarz", "black") else "RJ")
+            for m in _JOKER_RE.finditer(text)}
+
+
 def race(calls: list[Callable[[], Any]]) -> list[Any]:
     """Run the calls at once on threads (released together by a barrier); their results, or
     the exception each raised."""

@@ -43,7 +43,7 @@ from chatbot.service import ChatRef, Outcome, Service, Settings, UserRef, menus
 from engine import GAMES, climbing, runfast, scat, schwimmen
 from engine.cards import BY_CODE
 from storage.models import Chat, GameTable, Move, Outbox, Player, Seat
-from tests.conftest import FakeClock, card_symbols
+from tests.conftest import FakeClock, card_symbols, joker_codes
 from tests.engine import test_climbing_properties as climbing_props
 from tests.engine import test_runfast_properties as runfast_props
 from tests.engine import test_scat_properties as scat_props
@@ -71,7 +71,6 @@ PEOPLE = (("alice", "Alice", "alice", "de"), ("bob", "Bob", None, "en"),
 # the fuzzer found first, a "²" taken for a digit and a Scat group message naming the card
 # taken from the discard pile, are fixed; tests/chatbot/test_fuzz.py keeps them so.)
 KNOWN_BUGS: dict[str, re.Pattern[str]] = {}
-_JOKER = re.compile(r"(?<![0-9A-Za-z])([BR]J)(?![0-9A-Za-z])")
 _SLOT = re.compile(r"[th](\d+)")
 _OLDER = re.compile(r"^(v1:\d+:)([1-9]\d*)(?=:)")
 _TABLE, _SEAT, _MOVE, _OUTBOX, _CHAT, _PLAYER = (
@@ -80,7 +79,7 @@ _TABLE, _SEAT, _MOVE, _OUTBOX, _CHAT, _PLAYER = (
 
 def shown_cards(text: str) -> set[str]:
     """Every card symbol a text shows, the climbing jokers (``BJ``, ``RJ``) included."""
-    return card_symbols(text) | set(_JOKER.findall(text))
+    return card_symbols(text) | joker_codes(text)
 
 
 def _schwimmen(s: Any, first: Any) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine import climbing as game
-from engine.cards import BY_CODE, show
+from engine.cards import BY_CODE
 from engine.protocol import EXCHANGE, FINISHED, PAYOUT, TURN
 
 from ..i18n import register, tr
@@ -198,18 +198,37 @@ register("en", {
 # helpers
 
 
-def _c(codes: Any) -> str:
+# The jokers by name, as the rules call them (in texts), and short (on buttons).
+_JOKERS = {"de": {"BJ": "🃏 schwarzer Joker", "RJ": "🃏 roter Joker"},
+           "en": {"BJ": "🃏 black joker", "RJ": "🃏 red joker"}}
+_JOKERS_SHORT = {"de": {"BJ": "🃏 schwarz", "RJ": "🃏 rot"},
+                 "en": {"BJ": "🃏 black", "RJ": "🃏 red"}}
+
+
+def card_text(card: Any, lang: str, short: bool = False) -> str:
+    """A card as players read it: ``A♥``, ``10♠``; a joker by its name."""
+    if card.code in ("BJ", "RJ"):
+        names = _JOKERS_SHORT if short else _JOKERS
+        return names.get(lang, names["en"])[card.code]
+    return card.symbol
+
+
+def _show(cards: Any, lang: str, short: bool = False) -> str:
+    return " ".join(card_text(c, lang, short) for c in cards)
+
+
+def _c(codes: Any, lang: str) -> str:
     if isinstance(codes, str):
-        return BY_CODE[codes].symbol
-    return show(BY_CODE[c] for c in codes)
+        return card_text(BY_CODE[codes], lang)
+    return _show((BY_CODE[c] for c in codes), lang)
 
 
-def _label(action: game.ClimbAction) -> str:
+def _label(action: game.ClimbAction, lang: str) -> str:
     """A play's button label: its cards (a long straight shortened in the middle)."""
     cards = action.cards
     if len(cards) > 7:
-        return f"{show(cards[:2])} … {show(cards[-2:])} ({len(cards)})"
-    return show(cards)
+        return f"{_show(cards[:2], lang, True)} … {_show(cards[-2:], lang, True)} ({len(cards)})"
+    return _show(cards, lang, True)
 
 
 def _kind(kind: str, lang: str) -> str:
@@ -258,7 +277,7 @@ def public_lines(state: game.State, names: list[str], lang: str, options: dict[s
         if t is None:
             lines.append(tr(lang, "cl.table_empty", name=names[state.to_act]))  # type: ignore[index]
         else:
-            lines.append(tr(lang, "cl.table", cards=show(t.cards), kind=_kind(t.kind, lang),
+            lines.append(tr(lang, "cl.table", cards=_show(t.cards, lang), kind=_kind(t.kind, lang),
                             name=names[state.owner]))  # type: ignore[index]
     for s in range(state.seats):
         bits = [f"{names[s]}{marks[s] if s < len(marks) else ''}"]
@@ -282,19 +301,19 @@ def private_lines(state: game.State, seat: int, lang: str) -> list[str]:
     lines: list[str] = []
     hand = state.hands[seat]
     if hand:
-        lines.append(tr(lang, "cl.hand", n=len(hand), cards=show(game.sort_cards(hand))))
+        lines.append(tr(lang, "cl.hand", n=len(hand), cards=_show(game.sort_cards(hand), lang)))
     else:
         lines.append(tr(lang, "cl.you_out", place=_place(state, seat)))
     ex = state.exchange
     if ex is not None and ex.status != "jokers" and seat in (ex.first, ex.last):
         if seat == ex.last:
-            lines.append(tr(lang, "cl.priv.gave_top", card=ex.given))
+            lines.append(tr(lang, "cl.priv.gave_top", card=card_text(ex.given, lang)))
             if ex.back is not None:
-                lines.append(tr(lang, "cl.priv.got_back", card=ex.back))
+                lines.append(tr(lang, "cl.priv.got_back", card=card_text(ex.back, lang)))
         else:
-            lines.append(tr(lang, "cl.priv.got_top", card=ex.given))
+            lines.append(tr(lang, "cl.priv.got_top", card=card_text(ex.given, lang)))
             if ex.back is not None:
-                lines.append(tr(lang, "cl.priv.gave_back", card=ex.back))
+                lines.append(tr(lang, "cl.priv.gave_back", card=card_text(ex.back, lang)))
             elif ex.status == "pending":
                 lines.append(tr(lang, "cl.priv.choose_back"))
             elif ex.status == "no_back":
@@ -346,7 +365,7 @@ def action_buttons(state: game.State, seat: int, lang: str,
     if state.to_act != seat:
         return []
     if state.phase == EXCHANGE:
-        gives = [(tr(lang, "cl.give", card=a.cards[0].symbol), a.code)
+        gives = [(tr(lang, "cl.give", card=card_text(a.cards[0], lang, True)), a.code)
                  for a in game.legal_actions(state)]
         return _rows(gives, 4)
     if state.phase != TURN:
@@ -361,11 +380,12 @@ def action_buttons(state: game.State, seat: int, lang: str,
     rows = _rows(tabs, 3)
     if tab == "sel":
         picked = set(_selection(state, seat, ui))
-        hand = [(("✅" if c.code in picked else "") + c.symbol, f"ui.t.{c.code}")
+        hand = [(("✅" if c.code in picked else "") + card_text(c, lang, True), f"ui.t.{c.code}")
                 for c in state.hands[seat]]
         rows += _rows(hand, HAND_PER_ROW)
         sel = [c for c in state.hands[seat] if c.code in picked]
-        play = tr(lang, "cl.play_sel", cards=show(sel)) if sel else tr(lang, "cl.play_empty")
+        play = tr(lang, "cl.play_sel", cards=_show(sel, lang, True)) if sel \
+            else tr(lang, "cl.play_empty")
         rows.append([(play, "ui.play"), (tr(lang, "cl.clear"), "ui.clear")])
     elif tab:
         items = groups[tab]
@@ -373,7 +393,7 @@ def action_buttons(state: game.State, seat: int, lang: str,
         pages = (len(items) + size - 1) // size
         page = min(max(int((ui or {}).get("p") or 0), 0), pages - 1)
         shown = items[page * size:(page + 1) * size]
-        rows += _rows([(_label(a), a.code) for a in shown], PER_ROW[tab])
+        rows += _rows([(_label(a, lang), a.code) for a in shown], PER_ROW[tab])
         if pages > 1:
             nav = []
             if page > 0:
@@ -414,8 +434,8 @@ def ui_press(state: game.State, seat: int, ui: dict[str, Any], arg: str,
         cards = [BY_CODE[c] for c in ui["s"]]
         combo = game.classify(cards)
         if combo is None:
-            return ui, None, tr(lang, "cl.ui.picked_none", cards=show(cards))
-        return ui, None, tr(lang, "cl.ui.picked", cards=show(combo.cards),
+            return ui, None, tr(lang, "cl.ui.picked_none", cards=_show(cards, lang))
+        return ui, None, tr(lang, "cl.ui.picked", cards=_show(combo.cards, lang),
                             kind=_kind(combo.kind, lang))
     if head == "clear" and not rest:
         ui["s"] = []
@@ -432,7 +452,7 @@ def ui_press(state: game.State, seat: int, ui: dict[str, Any], arg: str,
             if state.opening and game.THREE_OF_SPADES not in action.cards:
                 raise ValueError(tr(lang, "cl.ui.need_3s"))
             if state.table is not None:
-                raise ValueError(tr(lang, "cl.ui.no_beat", cards=show(state.table.cards)))
+                raise ValueError(tr(lang, "cl.ui.no_beat", cards=_show(state.table.cards, lang)))
             raise ValueError(reason)
         return {}, action.code, None
     raise ValueError(tr(lang, "unknown_button"))
@@ -451,7 +471,7 @@ def event_text(event: dict[str, Any], names: list[str], lang: str) -> str | None
 
     if kind == "play":
         key = "cl.ev.out" if data.get("out") else "cl.ev.play"
-        return tr(lang, key, name=name(seat), cards=_c(data["cards"]),
+        return tr(lang, key, name=name(seat), cards=_c(data["cards"], lang),
                   kind=_kind(data["kind"], lang), place=data.get("out"))
     if kind == "pass":
         return tr(lang, "cl.ev.pass", name=name(seat))

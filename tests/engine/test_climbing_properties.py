@@ -18,6 +18,7 @@ from engine import climbing as C
 from engine.bots import get_bot
 from engine.cards import Card
 from engine.protocol import EXCHANGE, FINISHED, PAYOUT, PHASES, TURN
+from tests.conftest import joker_codes
 
 MAX_MOVES = 50_000
 DECK = sorted(C.DECK)
@@ -250,8 +251,7 @@ def _shown_cards(text: str) -> set[Card]:
 
     found = {BY_CODE[m.group(0)] for m in re.finditer(r"(?<![0-9A-Za-z])(10|[2-9JQKA])[♣♠♥♦]",
                                                        text)}
-    found |= {BY_CODE[j] for j in ("BJ", "RJ") if re.search(rf"(?<![A-Za-z]){j}(?![A-Za-z])",
-                                                           text)}
+    found |= {BY_CODE[j] for j in joker_codes(text)}
     return found
 
 
@@ -351,3 +351,46 @@ def test_presenter_selection_steps_and_refusals():
         "straight_step", "exact", "de")
     assert P.OPTION_CHOICES["straight_step"][0] == C.DEFAULT_OPTIONS["straight_step"]
     assert "3♠" in P.rules("de") and "3♠" in P.rules("en")
+
+
+def test_jokers_are_named_as_the_rules_name_them():
+    """Issue 17, item 7: the jokers show as "🃏 schwarzer Joker" / "🃏 roter Joker" (English:
+    black/red joker; on buttons short: "🃏 schwarz"), never as the codes BJ/RJ."""
+    from chatbot.presenters import climbing as P
+
+    names = ["Ann", "Bob", "Cid", "Dee"]
+    seen: dict[str, set[str]] = {"de": set(), "en": set()}
+    labels: set[str] = set()
+    for seed in range(4):
+        state = C.new_game(4, {}, seed=seed)
+        bots = [get_bot("climbing", "normal") for _ in range(4)]
+        rng = random.Random(seed)
+        log: list[dict] = []
+        while not C.is_over(state) and state.round_no < 3:
+            for lang in ("de", "en"):
+                texts = P.public_lines(state, names, lang, {}, [""] * 4) + [
+                    t for t in (P.event_text(e, names, lang) for e in log) if t]
+                texts += [line for s in range(4) for line in P.private_lines(state, s, lang)]
+                for text in texts:
+                    assert "BJ" not in text and "RJ" not in text, text
+                    for name in ("schwarzer Joker", "roter Joker", "black joker", "red joker"):
+                        if name in text:
+                            seen[lang].add(name)
+            if state.phase == PAYOUT:
+                state, events = C.apply(state, "deal")
+                log = [e.to_dict() for e in events]
+                continue
+            seat = state.to_act
+            for lang in ("de", "en"):
+                for row in P.action_buttons(state, seat, lang, {"tab": "sel"}) \
+                        + P.action_buttons(state, seat, lang, {}):
+                    for label, _ in row:
+                        assert "BJ" not in label and "RJ" not in label, label
+                        labels.update(w for w in ("🃏 schwarz", "🃏 rot", "🃏 black", "🃏 red")
+                                      if w in label)
+            action = bots[seat].choose(C.observation(state, seat), rng)
+            state, events = C.apply(state, action.code)
+            log = [e.to_dict() for e in events]
+    assert seen == {"de": {"schwarzer Joker", "roter Joker"},
+                    "en": {"black joker", "red joker"}}
+    assert labels == {"🃏 schwarz", "🃏 rot", "🃏 black", "🃏 red"}

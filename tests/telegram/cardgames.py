@@ -31,6 +31,7 @@ from typing import Any
 
 from chatbot.service import UI
 from engine import GAMES
+from tests.conftest import joker_codes
 from tests.fakes.telegram_api import FakeBotApi
 
 from .harness import (
@@ -51,12 +52,13 @@ from .harness import (
 # Table buttons that are no move and no selection step (lobby, "my cards", "next round" …).
 TABLE_UI = {*UI, "next"}
 POLL = 0.005  # seconds between two looks at a message while a private game is played
-_CARD = re.compile(r"(?<![0-9A-Za-z])(?:(10|[2-9JQKA])([♣♠♥♦])|(BJ|RJ)(?![0-9A-Za-z]))")
+_CARD = re.compile(r"(?<![0-9A-Za-z])(10|[2-9JQKA])([♣♠♥♦])")
 
 
 def card_tokens(value: str) -> set[str]:
-    """Every card written in a text: ``K♥``, ``10♠`` and the jokers ``BJ``/``RJ``."""
-    return {m.group(3) or m.group(1) + m.group(2) for m in _CARD.finditer(value)}
+    """Every card written in a text: ``K♥``, ``10♠`` and the jokers (as ``BJ``/``RJ``)."""
+    return {m.group(1) + m.group(2) for m in _CARD.finditer(value) if m.group(1)} \
+        | joker_codes(value)
 
 
 def turn_codes(msg: dict | None, table_id: int) -> dict[str, str]:

@@ -319,6 +319,7 @@ def test_leak_check_catches_leaks() -> None:
     """The checker itself: what counts as a leak where, for each of the three games."""
     rng = random.Random(5)
     assert card_tokens("BJ, 10♠ und RJ; BJX 1♠ Q♥") == {"BJ", "10♠", "RJ", "Q♥"}
+    assert card_tokens("🃏 schwarzer Joker, 🃏 red · 3♣") == {"BJ", "RJ", "3♣"}
 
     # Scat: hands and stock are secret; the discard pile is public, also a card taken back
     scat = GAMES["scat"]
