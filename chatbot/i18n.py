@@ -40,7 +40,11 @@ _DE: dict[str, str] = {
     "private_only": "Das geht nur im privaten Chat mit mir.",
     "no_table": "Hier läuft gerade kein Tisch. /new startet einen.",
     "stopped": "Der Tisch wurde beendet.",
-    "stop_denied": "Nur wer den Tisch eröffnet hat oder ein Admin kann das.",
+    "stop_denied": "Beenden kann den Tisch nur, wer ihn eröffnet hat, oder ein Admin.",
+    "kick_denied": "Andere hinausbitten kann nur, wer den Tisch eröffnet hat, oder ein Admin.",
+    "clock_denied": "Die Bedenkzeit stellt nur, wer den Tisch eröffnet hat, oder ein Admin.",
+    "options_denied": "Die Einstellungen des Tisches ändert nur, wer ihn eröffnet hat, oder "
+                      "ein Admin.",
     "slow_down": "Langsam, bitte – so schnell komme ich nicht mit. Gleich geht's weiter.",
     "language_denied": "Die Sprache der Gruppe können nur Admins ändern – und wer den "
                        "laufenden Tisch eröffnet hat.",
@@ -123,7 +127,10 @@ _EN: dict[str, str] = {
     "private_only": "That only works in a private chat with me.",
     "no_table": "No table is open here. /new starts one.",
     "stopped": "The table was closed.",
-    "stop_denied": "Only the opener of the table or an admin can do that.",
+    "stop_denied": "Only the opener of the table or an admin can close it.",
+    "kick_denied": "Only the opener of the table or an admin can remove players.",
+    "clock_denied": "Only the opener of the table or an admin can set the turn clock.",
+    "options_denied": "Only the opener of the table or an admin can change its settings.",
     "slow_down": "Slow down, please – I can't keep up. Back in a moment.",
     "language_denied": "Only admins – and whoever opened the running table – can change "
                        "the group's language.",

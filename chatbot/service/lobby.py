@@ -61,7 +61,7 @@ def kick(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: Us
     """Remove a person (``kick.<player id>``: the button names the person, not a seat
     number that moves when someone leaves)."""
     if not may_manage(user, player, table):
-        raise Refusal(tr(ctx.lang, "stop_denied"))
+        raise Refusal(tr(ctx.lang, "kick_denied"))
     target = code.split(".")[1] if code.count(".") == 1 else ""
     seat = next((s for s in seats if not s.is_cpu and target.isascii() and target.isdigit()
                  and s.player_id == int(target)), None)
@@ -129,7 +129,7 @@ def _option(ctx: Ctx, table: GameTable, player: Player, user: UserRef,
     if table.fsm_state != fsm.LOBBY:
         raise Refusal(tr(ctx.lang, "already_handled"))
     if not may_manage(user, player, table):
-        raise Refusal(tr(ctx.lang, "start_denied"))
+        raise Refusal(tr(ctx.lang, "options_denied"))
     opts = dict(table.options)
     change(opts)
     table.options = opts
@@ -184,7 +184,7 @@ def clock(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: U
     if table.fsm_state != fsm.LOBBY:
         raise Refusal(tr(ctx.lang, "already_handled"))
     if not may_manage(user, player, table):
-        raise Refusal(tr(ctx.lang, "start_denied"))
+        raise Refusal(tr(ctx.lang, "clock_denied"))
     table.turn_timeout = _cycle(TIMEOUT_CHOICES, table.turn_timeout
                                 if table.turn_timeout in TIMEOUT_CHOICES else TIMEOUT_CHOICES[0])
     play.bump(ctx, table)

@@ -163,7 +163,7 @@ def test_bad_input_gets_short_answer_and_changes_nothing(
     _wait_reply(fake, game.group, since, "läuft schon")
     since = fake.last_seq()
     fake.send_text(game.group, plain, "/stop")
-    _wait_reply(fake, game.group, since, "Nur wer den Tisch eröffnet hat")
+    _wait_reply(fake, game.group, since, "Beenden kann den Tisch nur")
 
     assert db.table(game.table_id)["version"] == version
     assert len(db.moves(game.table_id)) == n_moves

@@ -85,3 +85,43 @@ def test_every_view_of_a_person_is_in_their_language(
         assert not any(other in t for t in texts), f"a {language} player saw: {texts}"
         history = [h.get("text", "") for h in table.get("history") or []]
         assert not any(other in t for t in history), "an earlier view in the wrong language"
+
+
+def test_a_refusal_says_what_was_refused(fake: FakeBotApi, start_bot: Callable[..., BotProcess],
+                                         sqlite_url: str) -> None:
+    """Issue 17, item 9: a player who did not open the table tapping the clock was told
+    "Starten kann nur, wer den Tisch eröffnet hat…": each refusal names what was refused, in
+    the presser's language."""
+    import random
+
+    from .harness import GroupGame
+
+    start_bot(sqlite_url)
+    names = {1721: "Ada", 1722: "Ben", 1723: "Cem"}
+    game = GroupGame(fake, -1720, list(names), names, random.Random(9))
+    game.hello()
+    answers: dict[tuple[str, str], str | None] = {}
+
+    def tap_as_guest() -> None:
+        found = codes(game.table_message(), game.table_id)
+        for code in ("clock", "fill", "cur", "start", "stop"):
+            for user, language in ((1722, "de"), (1723, "en")):
+                uid = fake.press(game.group, user, game.table_msg, found[code],
+                                 language_code=language)
+                answers[(code, language)] = answer_text(fake, uid)
+
+    game.open(extra=tap_as_guest)
+    assert answers == {
+        ("clock", "de"): "Die Bedenkzeit stellt nur, wer den Tisch eröffnet hat, oder ein Admin.",
+        ("clock", "en"): "Only the opener of the table or an admin can set the turn clock.",
+        ("fill", "de"): "Die Einstellungen des Tisches ändert nur, wer ihn eröffnet hat, oder "
+                        "ein Admin.",
+        ("fill", "en"): "Only the opener of the table or an admin can change its settings.",
+        ("cur", "de"): "Die Einstellungen des Tisches ändert nur, wer ihn eröffnet hat, oder "
+                       "ein Admin.",
+        ("cur", "en"): "Only the opener of the table or an admin can change its settings.",
+        ("start", "de"): "Starten kann nur, wer den Tisch eröffnet hat, oder ein Admin.",
+        ("start", "en"): "Only the opener or an admin can start.",
+        ("stop", "de"): "Beenden kann den Tisch nur, wer ihn eröffnet hat, oder ein Admin.",
+        ("stop", "en"): "Only the opener of the table or an admin can close it.",
+    }
