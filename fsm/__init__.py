@@ -23,10 +23,12 @@ from .table import (
     fire,
     mermaid,
     settle,
+    standin_action,
 )
 
 __all__ = [
     "ABANDONED", "CLOSED", "DEALING", "EXCHANGE", "FINAL_ROUND", "FINISHED", "LOBBY", "MACHINE", "OPEN",
     "PAYOUT", "PLAYING", "SHOWDOWN", "STATES", "TRANSITIONS", "TURN", "TableModel",
     "TransitionRefused", "cpu_action", "diagram_markdown", "fire", "mermaid", "settle",
+    "standin_action",
 ]

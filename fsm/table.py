@@ -203,6 +203,19 @@ def cpu_action(model: TableModel, level: str, rng: random.Random, budget: float 
     return bot.choose(obs, rng).code
 
 
+def standin_action(model: TableModel, rng: random.Random) -> str:
+    """The action code the stand-in takes for a person on turn whose clock ran out or who is
+    away: Normal's play, but never a knock, a bomb or a joker the person may have kept
+    (``engine.bots.standin``)."""
+    from engine.bots.standin import StandIn
+
+    seat = model.game.to_act(model.engine_state)
+    if seat is None:
+        raise TransitionRefused("nobody is on turn")
+    return StandIn(model.game_id).choose(model.game.observation(model.engine_state, seat),
+                                         rng).code
+
+
 def mermaid() -> str:
     """The machine as a Mermaid state diagram (generated from ``STATES``/``TRANSITIONS``)."""
     lines = ["stateDiagram-v2", f"    [*] --> {LOBBY}"]

@@ -38,8 +38,9 @@ class Decisions:
         return max(float(self.thinking), system_load())
 
     def decide(self, table: GameTable, seats: list[Seat], model: fsm.TableModel) -> str:
-        """The move for the seat on turn: its own level, or Normal for a person whose clock
-        ran out or who is away (RULES.md §1). Seeded by the table and version, so a replay
+        """The move for the seat on turn: its own level, or the stand-in for a person whose
+        clock ran out or who is away (Normal, RULES.md §1, but never a knock, bomb or joker
+        that is the person's to decide: ``engine.bots.standin``). Seeded by the table and version, so a replay
         decides the same."""
         seat = on_turn(seats, model)
         rng = random.Random(f"{table.seed}:{table.version}")
@@ -47,6 +48,8 @@ class Decisions:
             self.thinking += 1
         started = time.perf_counter()
         try:
+            if not seat.is_cpu:  # a person whose clock ran out, or who is away
+                return fsm.standin_action(model, rng)
             return fsm.cpu_action(model, level(seat), rng, budget=self.settings.experte_budget,
                                   load=self.load)
         finally:

@@ -888,6 +888,7 @@ def test_turn_clock_reminds_times_out_and_marks_away(h: Harness) -> None:
             h.clock.set(table.next_deadline)  # type: ignore[arg-type]
             assert h.fire(table_id, table.version)
             assert h.moves(table_id)[-1].actor == "away"
+            assert h.moves(table_id)[-1].code != "knock"  # the stand-in never knocks
             away_moves += 1
             if away_moves == 2:
                 break
@@ -914,6 +915,7 @@ def test_turn_clock_reminds_times_out_and_marks_away(h: Harness) -> None:
         assert h.fire(table_id, table.version)
         assert len(h.moves(table_id)) == moves + 1
         assert h.moves(table_id)[-1].actor == "timeout"
+        assert h.moves(table_id)[-1].code != "knock"  # (issue 17, item 10)
         assert h.moves(table_id)[-1].seat_no == alice_seat
         timeouts += 1
         texts = "\n".join(r.text for r in group_rows_since(h, mark))

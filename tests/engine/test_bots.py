@@ -309,3 +309,41 @@ def test_beginner_and_normal_are_cheap(game_id):
         assert not isinstance(get_bot(game_id, level), E.Experte)
     assert isinstance(get_bot(game_id, EXPERTE), E.Experte)
     assert game_id == game.GAME_ID
+
+
+# ---------------------------------------------------------------------------------------------
+# the stand-in for a person whose clock ran out (issue 17, item 10)
+
+
+@pytest.mark.parametrize("game_id", sorted(SEATS))
+def test_stand_in_never_knocks_bombs_or_plays_a_joker_unless_forced(game_id):
+    """Whenever Normal would knock (Schwimmen, Scat), throw a bomb (Run Fast) or play a joker or
+    a four (climbing), the stand-in plays another legal move — Normal's choice among the safe
+    ones — and it takes an unsafe move only when the rules leave no other."""
+    from engine.bots.standin import UNSAFE, StandIn
+
+    game, n = GAMES[game_id], SEATS[game_id]
+    unsafe = UNSAFE[game_id]
+    normal, stand_in = get_bot(game_id, NORMAL), StandIn(game_id)
+    avoided = 0
+    for g in range(6):
+        state = game.new_game(n, seed=9100 + g)
+        rng = random.Random(g)
+        for _ in range(MAX_MOVES):
+            if game.is_over(state):
+                break
+            seat = game.to_act(state)
+            if seat is None:
+                state, _ = game.apply(state, "deal")
+                continue
+            obs = game.observation(state, seat)
+            action = stand_in.choose(obs, random.Random(g))
+            assert action in obs.legal
+            if unsafe(action):
+                assert all(unsafe(a) for a in obs.legal), f"{action.code} though a safe move was left"
+            if unsafe(normal.choose(obs, random.Random(g))) and not unsafe(action):
+                avoided += 1
+            state, _ = game.apply(state, normal.choose(obs, rng))  # the game goes on as Normal
+        else:
+            raise AssertionError(f"{game_id}: the game did not end")
+    assert avoided > 0, "Normal never chose an unsafe move here: the test shows nothing"
