@@ -16,7 +16,14 @@ _DE: dict[str, str] = {
     "help": "So geht's:\n• Privat: /new, Spiel und Gegner wählen, mit den Knöpfen spielen.\n"
             "• Gruppe: /new öffnet einen Tisch, Mitspieler drücken „Mitmachen“, der Eröffner "
             "drückt „Starten“. Deine Karten und Züge bekommst du privat von mir.\n"
-            "• /stop beendet den Tisch (Eröffner oder Admin). /rules zeigt die Regeln.",
+            "• /new schwimmen (oder scat, runfast, climbing) öffnet gleich dieses Spiel.\n"
+            "• /rules fragt, welche Regeln; /rules scat zeigt sie gleich, am laufenden Tisch "
+            "zeigt /rules die seines Spiels.\n"
+            "• /stop beendet den Tisch (Eröffner oder Admin).",
+    "rules_which": "Welche Spielregeln?",
+    "rules_table_options": "Dieser Tisch (#{id}) spielt mit: {options}",
+    "seated_at": "Du sitzt am Tisch #{id} ({game}) in „{group}“. Deine Karten und Züge "
+                 "bekommst du hier.",
     "language_menu": "Sprache wählen:",
     "language_set": "Sprache: Deutsch.",
     "choose_game": "Welches Spiel?",
@@ -103,7 +110,14 @@ _EN: dict[str, str] = {
     "help": "How it works:\n• Private: /new, choose the game and opponents, play with the buttons.\n"
             "• Group: /new opens a table, players press “Join”, the opener presses “Start”. "
             "I send you your cards and moves privately.\n"
-            "• /stop ends the table (opener or admin). /rules shows the rules.",
+            "• /new schwimmen (or scat, runfast, climbing) opens that game at once.\n"
+            "• /rules asks which rules; /rules scat shows them at once, at a running table "
+            "/rules shows its game's.\n"
+            "• /stop ends the table (opener or admin).",
+    "rules_which": "Rules of which game?",
+    "rules_table_options": "This table (#{id}) plays with: {options}",
+    "seated_at": "You're seated at table #{id} ({game}) in “{group}”. Your cards and moves "
+                 "come here.",
     "language_menu": "Choose a language:",
     "language_set": "Language: English.",
     "choose_game": "Which game?",

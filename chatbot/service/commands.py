@@ -21,8 +21,15 @@ def start(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Out
     outgoing.say(ctx, chat, tr(ctx.lang, "welcome"))
     if chat.kind == "private":
         # Now we may write to them: send their hand at every group table they sit at
-        # (a deep link ``/start t<id>`` comes from one of those tables).
+        # (a deep link ``/start t<id>`` comes from one of those tables: say which).
+        linked = args[1:] if args.startswith("t") and args[1:].isascii() else ""
         for table in store.group_tables_of(ctx.session, player):
+            if linked.isdigit() and table.id == int(linked):
+                where = store.get_chat(ctx.session, table.chat_id)
+                outgoing.say(ctx, chat, tr(
+                    ctx.lang, "seated_at", id=table.id,
+                    game=presenter(table.game).NAMES.get(ctx.lang, table.game),
+                    group=(where.title if where and where.title else "?")))
             play.show(ctx, table)
     return Outcome(None)
 
@@ -33,10 +40,41 @@ def help_(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Out
 
 
 def rules(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outcome:
-    game = args.lower() if args.lower() in PRESENTERS else None
-    ids = [game] if game else list(PRESENTERS)
-    outgoing.say(ctx, chat, "\n\n".join(PRESENTERS[g].rules(ctx.lang) for g in ids))
+    """``/rules <game>``: that game's rules; ``/rules`` at a running table: its game's, with
+    the table's options as set; else the question which game (buttons)."""
+    game = args.lower().strip()
+    if game in PRESENTERS:
+        outgoing.say(ctx, chat, PRESENTERS[game].rules(ctx.lang), fresh=True)
+        return Outcome(None)
+    table = store.get_table(ctx.session, store.open_table(ctx.session, chat))
+    if table is not None:
+        outgoing.say(ctx, chat, table_rules(table, ctx.lang), fresh=True)
+        return Outcome(None)
+    rows = [[(presenter(g).NAMES.get(ctx.lang, g), buttons.encode(0, 0, f"r.{g}"))]
+            for g in PRESENTERS]
+    outgoing.say(ctx, chat, tr(ctx.lang, "rules_which"), rows, slot="rules", fresh=True)
     return Outcome(None)
+
+
+def rules_press(ctx: Ctx, chat: Chat, game: str) -> Outcome:
+    """A game chosen under ``/rules``: the question becomes that game's rules."""
+    if game not in PRESENTERS:
+        raise Refusal(tr(ctx.lang, "unknown_button"))
+    outgoing.say(ctx, chat, PRESENTERS[game].rules(ctx.lang), slot="rules")
+    return Outcome(None)
+
+
+def table_rules(table: Any, lang: str) -> str:
+    """A table's game rules and the options it is played with."""
+    p = presenter(table.game)
+    engine_opts = (table.options or {}).get("engine") or {}
+    chosen = [p.option_label(key, engine_opts.get(key, values[0]), lang)
+              for key, values in getattr(p, "OPTION_CHOICES", {}).items()]
+    text = p.rules(lang)
+    if chosen:
+        text += "\n\n" + tr(lang, "rules_table_options", id=table.id,
+                              options=" · ".join(chosen))
+    return text
 
 
 def language(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outcome:

@@ -29,6 +29,10 @@ def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str,
     parts = code.split(".")
     if parts[0] == "lang" and len(parts) == 2 and parts[1] in LANGUAGES:
         return set_language(ctx, chat, player, user, parts[1])
+    if parts[0] == "r" and len(parts) == 2:  # a game chosen under /rules
+        from .commands import rules_press
+
+        return rules_press(ctx, chat, parts[1])
     if parts[0] != "g" or len(parts) < 2 or parts[1] not in GAMES:
         raise Refusal(tr(ctx.lang, "unknown_button"))
     game_id = parts[1]

@@ -125,3 +125,55 @@ def test_a_refusal_says_what_was_refused(fake: FakeBotApi, start_bot: Callable[.
         ("stop", "de"): "Beenden kann den Tisch nur, wer ihn eröffnet hat, oder ein Admin.",
         ("stop", "en"): "Only the opener of the table or an admin can close it.",
     }
+
+
+def test_rules_ask_which_game_or_show_the_tables_own(
+        fake: FakeBotApi, start_bot: Callable[..., BotProcess], sqlite_url: str) -> None:
+    """Issue 17, item 15: ``/rules`` alone dumped all four games (~3,000 characters); now it
+    asks which (buttons), ``/rules <game>`` answers at once, and at a running table it gives
+    that game's rules with the table's options as set. ``/help`` names ``/rules <game>`` and
+    ``/new <game>``; the deep link's ``/start`` says at which table the player sits."""
+    import random
+
+    from chatbot.presenters import PRESENTERS
+
+    from .harness import GroupGame
+
+    start_bot(sqlite_url)
+    for user, language, question in ((1731, "de", "Welche Spielregeln?"),
+                                     (1732, "en", "Rules of which game?")):
+        fake.send_text(user, user, "/help", language_code=language)
+        helped = fake.wait_for(lambda u=user: _newest(fake, u), WAIT, message="help")
+        assert "/rules scat" in helped["text"] and "/new schwimmen" in helped["text"]
+        fake.send_text(user, user, "/rules", language_code=language)
+        asked = fake.wait_for(lambda u=user, q=question: (m := _newest(fake, u))
+                              and m["text"] == q and m, WAIT, message="which rules?")
+        assert [label for label, _ in buttons(asked)] == [
+            p.NAMES[language] for p in PRESENTERS.values()]
+        uid = fake.press(user, user, asked["message_id"], "v1:0:0:r.scat", language_code=language)
+        assert answer_text(fake, uid) is None
+        scat_rules = PRESENTERS["scat"].rules(language)
+        fake.wait_for(lambda u=user, m=asked, r=scat_rules: fake.message(u, m["message_id"])
+                      ["text"] == r, WAIT, message="the question became the Scat rules")
+        assert len(scat_rules) < 1500
+
+    # at a running table: its game's rules and its options as set (Run Fast, 8 hands)
+    user = 1733
+    fake.send_text(user, user, "/new runfast 2 anfaenger hands=8")
+    fake.wait_for(lambda: any(table_of(m) for m in fake.messages(user)), WAIT,
+                  message="the Run Fast table")
+    fake.send_text(user, user, "/rules")
+    shown = fake.wait_for(lambda: (m := _newest(fake, user)) and "spielt mit:" in m["text"]
+                          and m, WAIT, message="the table's rules")
+    assert shown["text"].startswith(PRESENTERS["runfast"].rules("de"))
+    assert PRESENTERS["runfast"].option_label("hands", 8, "de") in shown["text"]
+
+    # the deep link from a group table
+    names = {1741: "Ada", 1742: "Ben"}
+    game = GroupGame(fake, -1740, list(names), names, random.Random(4))
+    game.hello()
+    game.open()
+    fake.send_text(1742, 1742, f"/start t{game.table_id}")
+    fake.wait_for(lambda: any(f"Tisch #{game.table_id} (Schwimmen)" in (m["text"] or "")
+                              for m in fake.messages(1742)), WAIT,
+                  message="which table the player sits at")
