@@ -44,7 +44,7 @@ def test_a_person_over_the_input_rate_is_told_once(fake, start_bot, sqlite_url) 
     start_bot(sqlite_url, INPUT_RATE="5/minute")
     since = fake.last_seq()
     for i in range(12):
-        fake.send_text(user, user, f"/rules x{i}")  # twelve different commands
+        fake.send_text(user, user, f"/help x{i}")  # twelve different commands
     fake.wait_for(lambda: any("Langsam" in c["params"]["text"] for c in _sends(fake, user, since)),
                   WAIT, message="the slow-down note")
     time.sleep(1.5)
