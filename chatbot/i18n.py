@@ -209,6 +209,14 @@ def tr(lang: str | None, key: str, **values: object) -> str:
     return text.format(**values) if values else text
 
 
+def join_names(names: list[str], lang: str | None) -> str:
+    """``A``, ``A und B``, ``A, B und C`` (English: and)."""
+    if len(names) <= 1:
+        return "".join(names)
+    word = " und " if lang != "en" else " and "
+    return ", ".join(names[:-1]) + word + names[-1]
+
+
 def pick_language(chat_language: str | None, user_language: str | None,
                   default: str = DEFAULT_LANGUAGE) -> str:
     """The chat's choice wins; else the user's language if we speak it; else the default."""
@@ -237,7 +245,9 @@ _REASONS_DE: dict[str, str] = {
     "only a higher four of a kind beats a four of a kind":
         "einen Vierling schlägt nur ein höherer Vierling",
     "passing is only allowed after a knock or when the stock is empty":
-        "Schieben geht nur nach dem Klopfen oder wenn der Stapel leer ist",
+        "Passen geht nur nach dem Klopfen oder wenn der Stapel leer ist",
+    "the stock is empty": "der Stapel ist leer",
+    "the discard pile is empty": "der Ablagestapel ist leer",
     "somebody has already knocked": "es hat schon jemand geklopft",
     "that does not beat the play on the table": "das schlägt die Karten auf dem Tisch nicht",
     "that is not higher than the play on the table":

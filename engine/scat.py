@@ -509,7 +509,7 @@ def apply(state: State, action: ScatAction | str) -> tuple[State, list[Event]]:
                            to_act=_after(state.players, seat))
         return new, [event]
     # pass
-    event = Event("pass", seat, {})
+    event = Event("pass", seat, {"stock_empty": True} if state.phase == TURN else {})
     state = state._replace(history=state.history + (f"{seat}:pass",))
     if state.phase == TURN:  # only with an empty stock: the round ends at once
         return _showdown(state._replace(turns=state.turns + 1), "stock_pass", None, (), [event])

@@ -139,6 +139,8 @@ class RoundResult:
     eliminated: tuple[int, ...]
     draw: bool
     thirty_one: int | None = None  # the seat that reached 31, if any
+    thirty_ones: tuple[int, ...] = ()  # every seat with 31 (on the deal, several may have it)
+    pot_won: int = 0  # what the winner took from the pot when this round ended the game
 
 
 class State(NamedTuple):
@@ -266,7 +268,7 @@ def _deal(state: State, starter: int) -> tuple[State, list[Event]]:
                                     "middle": [c.code for c in middle]})]
     thirty_one = [s for s in order if _value2(*hands[s]) == 62]
     if thirty_one:
-        return _showdown(new, "dealt_31", thirty_one[0], events)
+        return _showdown(new, "dealt_31", thirty_one[0], events, tuple(thirty_one))
     return new, events
 
 
@@ -404,7 +406,8 @@ def apply(state: State, action: SwimAction | str) -> tuple[State, list[Event]]:
 
 
 def _showdown(state: State, reason: str, thirty_one: int | None,
-              events: list[Event]) -> tuple[State, list[Event]]:
+              events: list[Event], thirty_ones: tuple[int, ...] | None = None
+              ) -> tuple[State, list[Event]]:
     """Compare all hands, settle coins and eliminations; the round ends in ``payout``."""
     n = state.seats
     active = state.active
@@ -430,12 +433,16 @@ def _showdown(state: State, reason: str, thirty_one: int | None,
         else:
             out[s] = True
             eliminated.append(s)
+    remaining = [s for s in range(n) if not out[s]]
     result = RoundResult(
         round_no=state.round_no, reason=reason,
         hands=tuple(state.hands[s] if not state.out[s] else None for s in range(n)),
         values2=tuple(values2), losers=tuple(losers), paid=tuple(paid),
         swimming=tuple(swimming), eliminated=tuple(eliminated), draw=draw,
         thirty_one=thirty_one,
+        thirty_ones=thirty_ones if thirty_ones is not None else
+        (() if thirty_one is None else (thirty_one,)),
+        pot_won=pot if len(remaining) == 1 else 0,
     )
     events = events + [
         Event("showdown", thirty_one, {
@@ -446,7 +453,6 @@ def _showdown(state: State, reason: str, thirty_one: int | None,
         Event("payout", None, {"losers": losers, "paid": paid, "swimming": swimming,
                                "eliminated": eliminated, "draw": draw}),
     ]
-    remaining = [s for s in range(n) if not out[s]]
     winner = None
     ph = PAYOUT
     if len(remaining) == 1:
@@ -503,7 +509,7 @@ def _result_to_dict(r: RoundResult | None) -> dict[str, Any] | None:
         "hands": [None if h is None else [c.code for c in h] for h in r.hands],
         "values2": list(r.values2), "losers": list(r.losers), "paid": list(r.paid),
         "swimming": list(r.swimming), "eliminated": list(r.eliminated), "draw": r.draw,
-        "thirty_one": r.thirty_one,
+        "thirty_one": r.thirty_one, "thirty_ones": list(r.thirty_ones), "pot_won": r.pot_won,
     }
 
 
@@ -516,6 +522,9 @@ def _result_from_dict(d: dict[str, Any] | None) -> RoundResult | None:
         values2=tuple(d["values2"]), losers=tuple(d["losers"]), paid=tuple(d["paid"]),
         swimming=tuple(d["swimming"]), eliminated=tuple(d["eliminated"]), draw=d["draw"],
         thirty_one=d["thirty_one"],
+        thirty_ones=tuple(d.get("thirty_ones") or (() if d["thirty_one"] is None
+                                                     else (d["thirty_one"],))),
+        pot_won=d.get("pot_won", 0),
     )
 
 

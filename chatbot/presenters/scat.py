@@ -308,7 +308,8 @@ def event_text(event: dict[str, Any], names: list[str], lang: str) -> str | None
         return tr(lang, "scat.ev.knock_empty" if data.get("stock_empty") else "scat.ev.knock",
                   name=name)
     if kind == "pass":
-        return tr(lang, "scat.ev.pass", name=name)
+        return tr(lang, "scat.ev.pass_empty" if data.get("stock_empty") else "scat.ev.pass",
+                  name=name)
     if kind == "blitz":
         return tr(lang, "scat.ev.blitz", name=name, value=data.get("value", 31))
     if kind == "deal":

@@ -8,7 +8,7 @@ from engine import schwimmen as game
 from engine.cards import BY_CODE, show
 from engine.protocol import FINISHED, PAYOUT
 
-from ..i18n import register
+from ..i18n import join_names, register
 
 GAME_ID = game.GAME_ID
 NAMES = {"de": "Schwimmen", "en": "Schwimmen (31)"}
@@ -36,15 +36,16 @@ register("de", {
     "sw.ev.knock_again": "{name} klopft noch einmal.",
     "sw.ev.deal": "Runde {n} ist ausgeteilt, {name} beginnt.",
     "sw.result": "Runde {n} vorbei{why}:",
-    "sw.why.31": " – {name} hat 31!",
-    "sw.why.dealt_31": " – {name} hat 31 schon beim Austeilen!",
+    "sw.why.31": " – {name} hat 31",
+    "sw.why.dealt_31": " – {name} hat 31 schon beim Austeilen",
+    "sw.why.dealt_31_many": " – {name} haben 31 schon beim Austeilen",
     "sw.why.knock": "",
     "sw.line": "{name}: {cards} = {value}",
     "sw.draw": "Alle gleich – unentschieden, niemand zahlt.",
     "sw.pays": "{name} zahlt 1 {cur} in den Pott.",
     "sw.now_swims": "{name} schwimmt jetzt!",
     "sw.eliminated": "{name} ist ausgeschieden.",
-    "sw.wins_pot": "🏆 {name} gewinnt das Spiel und den Pott – jetzt {pot}!",
+    "sw.wins_pot": "🏆 {name} gewinnt das Spiel und den Pott ({pot}) – hat jetzt {total}.",
     "sw.rules": (
         "Schwimmen (31) – kurz:\n"
         "• 32 Karten (7–Ass), jeder hat 3 Karten, 3 liegen offen in der Mitte.\n"
@@ -77,15 +78,16 @@ register("en", {
     "sw.ev.knock_again": "{name} knocks again.",
     "sw.ev.deal": "Round {n} is dealt, {name} starts.",
     "sw.result": "Round {n} over{why}:",
-    "sw.why.31": " – {name} has 31!",
-    "sw.why.dealt_31": " – {name} was dealt 31!",
+    "sw.why.31": " – {name} has 31",
+    "sw.why.dealt_31": " – {name} was dealt 31",
+    "sw.why.dealt_31_many": " – {name} were dealt 31",
     "sw.why.knock": "",
     "sw.line": "{name}: {cards} = {value}",
     "sw.draw": "All equal – a draw, nobody pays.",
     "sw.pays": "{name} pays 1 {cur} into the pot.",
     "sw.now_swims": "{name} is swimming now!",
     "sw.eliminated": "{name} is out.",
-    "sw.wins_pot": "🏆 {name} wins the game and the pot – now {pot}!",
+    "sw.wins_pot": "🏆 {name} wins the game and the pot ({pot}) – now has {total}.",
     "sw.rules": (
         "Schwimmen (31) – in short:\n"
         "• 32 cards (7–ace), everyone holds 3, three lie face up in the middle.\n"
@@ -187,6 +189,10 @@ def event_text(event: dict[str, Any], names: list[str], lang: str) -> str | None
         return tr(lang, "sw.ev.pass", name=name)
     if kind == "knock":
         return tr(lang, "sw.ev.knock_again" if data.get("again") else "sw.ev.knock", name=name)
+    if kind == "deal" and isinstance(data.get("starter"), int):
+        starter = data["starter"]
+        return tr(lang, "sw.ev.deal", n=data.get("round", "?"),
+                  name=names[starter] if 0 <= starter < len(names) else "?")
     return None
 
 
@@ -211,8 +217,10 @@ def result_lines(state: game.State, names: list[str], lang: str,
     if r is None:
         return []
     cur = options.get("currency", "coins")
-    who = names[r.thirty_one] if r.thirty_one is not None else ""
-    lines = [tr(lang, "sw.result", n=r.round_no, why=tr(lang, f"sw.why.{r.reason}", name=who))]
+    seats = r.thirty_ones or ((r.thirty_one,) if r.thirty_one is not None else ())
+    why = f"sw.why.{r.reason}" + ("_many" if len(seats) > 1 else "")
+    lines = [tr(lang, "sw.result", n=r.round_no,
+                why=tr(lang, why, name=join_names([names[s] for s in seats], lang)))]
     for s, hand in enumerate(r.hands):
         if hand is None:
             continue
@@ -228,8 +236,8 @@ def result_lines(state: game.State, names: list[str], lang: str,
     for s in r.eliminated:
         lines.append(tr(lang, "sw.eliminated", name=names[s]))
     if state.winner is not None:
-        total = money(state.coins[state.winner], cur)
-        lines.append(tr(lang, "sw.wins_pot", name=names[state.winner], pot=total))
+        lines.append(tr(lang, "sw.wins_pot", name=names[state.winner],
+                        pot=money(r.pot_won, cur), total=money(state.coins[state.winner], cur)))
     return lines
 
 
