@@ -39,6 +39,7 @@ for _c in CARDS:
     if 7 <= _c.rank <= 14:
         _VALUE[_c.id] = 11 if _c.rank == 14 else min(_c.rank, 10)
 DECK: tuple[Card, ...] = tuple(piquet_deck())
+_IN_DECK = frozenset(DECK)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -110,8 +111,11 @@ def _value2(c1: Card, c2: Card, c3: Card) -> int:
 
 def hand_value(cards: Sequence[Card]) -> float:
     """Value of a three-card hand: 31, 30.5 (three of a rank), 30, … (best single-suit sum)."""
-    if len(cards) != 3:
-        raise GameError("a Schwimmen hand has three cards")
+    cards = tuple(cards)
+    if len(cards) != 3 or len(set(cards)) != 3:
+        raise GameError("a Schwimmen hand has three different cards")
+    if any(c not in _IN_DECK for c in cards):
+        raise GameError("Schwimmen is played with the 32 cards from 7 to ace")
     v2 = _value2(*cards)
     return v2 // 2 if v2 % 2 == 0 else v2 / 2
 
@@ -215,7 +219,8 @@ def _options(raw: Mapping[str, Any] | None) -> tuple[tuple[str, Any], ...]:
         if key not in DEFAULT_OPTIONS:
             raise GameError(f"unknown Schwimmen option {key!r}")
         opts[key] = value
-    if not isinstance(opts["coins"], int) or not 1 <= opts["coins"] <= 9:
+    coins = opts["coins"]
+    if not isinstance(coins, int) or isinstance(coins, bool) or not 1 <= coins <= 9:
         raise GameError("coins must be a whole number from 1 to 9")
     return tuple(sorted(opts.items()))
 

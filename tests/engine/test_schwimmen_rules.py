@@ -915,3 +915,15 @@ def test_json_round_trip_of_hand_built_positions():
 def test_from_json_rejects_garbage(text):
     with pytest.raises(GameError):
         S.from_json(text)
+
+
+def test_hand_value_refuses_cards_outside_the_deck_and_duplicates():
+    """Issue 17, item 14 (from the rules audits): like Scat, ``hand_value`` takes only three
+    different cards of the 32-card deck; ``coins=True`` is no number of coins."""
+    assert S.hand_value(parse_cards("AH KH QH")) == 31
+    for bad in ("AH AH KH", "2H KH QH", "AH KH BJ"):
+        with pytest.raises(GameError):
+            S.hand_value(parse_cards(bad))
+    for coins in (True, 0, 10, "3"):
+        with pytest.raises(GameError):
+            S.new_game(3, {"coins": coins}, seed=1)
