@@ -16,7 +16,7 @@ from engine import runfast as game
 from engine.cards import BY_CODE, show
 from engine.protocol import FINISHED, PAYOUT, TURN
 
-from ..i18n import register, tr
+from ..i18n import engine_reason, register, tr
 
 GAME_ID = game.GAME_ID
 NAMES = {"de": "Run Fast (Pao De Kuai)", "en": "Run Fast (Pao De Kuai)"}
@@ -35,6 +35,8 @@ register("de", {
     "rf.kind.pair_chain": "Paarfolge",
     "rf.kind.straight": "Straße",
     "rf.kind.triple_two": "Drilling mit zwei",
+    "rf.kind.triple": "Drilling",
+    "rf.kind.triple_one": "Drilling mit einer",
     "rf.kind.airplane": "Flugzeug",
     "rf.kind.bomb": "Bombe",
     "rf.tab.single": "Einzel",
@@ -65,6 +67,7 @@ register("de", {
     "rf.ui.not_in_hand": "Diese Karte hast du nicht.",
     "rf.ui.empty": "Wähle zuerst Karten aus.",
     "rf.ui.picked": "Ausgewählt: {cards} – {kind}",
+    "rf.ui.picked_refused": "Ausgewählt: {cards} – {kind}, so aber nicht: {reason}",
     "rf.ui.picked_none": "Ausgewählt: {cards} – (noch) keine Kombination",
     "rf.ui.no_combo": "Diese Karten sind keine Kombination.",
     "rf.ui.no_beat": "Das schlägt {cards} nicht.",
@@ -113,6 +116,8 @@ register("en", {
     "rf.kind.pair_chain": "consecutive pairs",
     "rf.kind.straight": "straight",
     "rf.kind.triple_two": "triple with two",
+    "rf.kind.triple": "triple",
+    "rf.kind.triple_one": "triple with one",
     "rf.kind.airplane": "airplane",
     "rf.kind.bomb": "bomb",
     "rf.tab.single": "Singles",
@@ -142,6 +147,7 @@ register("en", {
     "rf.ui.not_in_hand": "You don't hold that card.",
     "rf.ui.empty": "Pick some cards first.",
     "rf.ui.picked": "Picked: {cards} – {kind}",
+    "rf.ui.picked_refused": "Picked: {cards} – {kind}, but not now: {reason}",
     "rf.ui.picked_none": "Picked: {cards} – no combination (yet)",
     "rf.ui.no_combo": "These cards are no combination.",
     "rf.ui.no_beat": "That does not beat {cards}.",
@@ -195,7 +201,10 @@ def _c(codes: Any) -> str:
     return show(BY_CODE[c] for c in codes)
 
 
-def _kind(kind: str, lang: str) -> str:
+def _kind(kind: str, lang: str, cards: int | None = None) -> str:
+    """A kind's name; a triple going out with fewer than two kickers is named as it is."""
+    if kind == "triple_two" and cards is not None and cards < 5:
+        return tr(lang, "rf.kind.triple" if cards == 3 else "rf.kind.triple_one")
     return tr(lang, f"rf.kind.{kind}")
 
 
@@ -237,7 +246,7 @@ def public_lines(state: game.State, names: list[str], lang: str, options: dict[s
         if cur is None:
             lines.append(tr(lang, "rf.table_empty", name=names[state.to_act]))  # type: ignore[index]
         else:
-            lines.append(tr(lang, "rf.table", cards=show(cur.cards), kind=_kind(cur.kind, lang),
+            lines.append(tr(lang, "rf.table", cards=show(cur.cards), kind=_kind(cur.kind, lang, len(cur.cards)),
                             name=names[state.table_seat]))  # type: ignore[index]
     for s in range(state.seats):
         bits = [f"{names[s]}{marks[s] if s < len(marks) else ''}"]
@@ -268,6 +277,8 @@ def private_lines(state: game.State, seat: int, lang: str) -> list[str]:
     lines = [tr(lang, "rf.hand", n=len(hand), cards=show(hand))]
     if state.to_act == seat and state.hands[(seat + 1) % 3].bit_count() == 1:
         lines.append(tr(lang, "rf.next_one"))
+    if state.to_act == seat and not game.play_families(state):
+        lines.append(tr(lang, "rf.cannot_beat"))  # only Pass is offered: say why
     return lines
 
 
@@ -389,7 +400,12 @@ def ui_press(state: game.State, seat: int, ui: dict[str, Any], arg: str,
         key = game.interpret(mask, final=mask == state.hands[seat])
         if key is None:
             return ui, None, tr(lang, "rf.ui.picked_none", cards=show(cards))
-        return ui, None, tr(lang, "rf.ui.picked", cards=show(cards), kind=_kind(key[0], lang))
+        what = _kind(key[0], lang, len(cards))
+        reason = game.why_illegal(state, game.parse_action(game.play_code(mask)))
+        if reason is not None:  # a combination, but not one that may go now
+            return ui, None, tr(lang, "rf.ui.picked_refused", cards=show(cards), kind=what,
+                                reason=engine_reason(lang, reason))
+        return ui, None, tr(lang, "rf.ui.picked", cards=show(cards), kind=what)
     if head == "clear" and not rest:
         ui["s"] = []
         return ui, None, None
@@ -425,7 +441,8 @@ def event_text(event: dict[str, Any], names: list[str], lang: str) -> str | None
         return names[s] if isinstance(s, int) and 0 <= s < len(names) else "?"
 
     if kind == "play":
-        cards, what = _c(data["cards"]), _kind(data["kind"], lang)
+        cards = _c(data["cards"])
+        what = _kind(data["kind"], lang, len(data["cards"]))
         if data.get("left") == 0:
             return tr(lang, "rf.ev.out", name=name(seat), cards=cards, kind=what)
         if data["kind"] == "bomb":

@@ -71,3 +71,69 @@ def test_scat_refusals_speak_of_passen_and_name_an_empty_pile():
                                "empty").startswith("Passen geht nur")
     assert engine_reason("de", "the stock is empty") == "der Stapel ist leer"
     assert engine_reason("de", "the discard pile is empty") == "der Ablagestapel ist leer"
+
+
+def _runfast_states(seeds: range):
+    """Every position of a few Run Fast hands played by Normal players."""
+    from engine import runfast
+
+    for seed in seeds:
+        state = runfast.new_game(3, seed=seed)
+        bots = [get_bot("runfast", "normal") for _ in range(3)]
+        rng = random.Random(seed)
+        for _ in range(400):
+            if runfast.is_over(state) or state.phase != "turn":
+                break
+            yield state
+            seat = runfast.to_act(state)
+            state, _ = runfast.apply(state, bots[seat].choose(
+                runfast.observation(state, seat), rng))
+
+
+def test_run_fast_tells_why_only_pass_is_offered():
+    """"Du kannst nicht überbieten" was registered but never shown."""
+    from chatbot.presenters import runfast as RF
+    from engine import runfast
+
+    stuck = next(s for s in _runfast_states(range(10)) if not runfast.play_families(s))
+    seat = stuck.to_act
+    assert RF.action_buttons(stuck, seat, "de") == [[("Passen", "pass")]]
+    assert "Du kannst nicht überbieten – passen." in RF.private_lines(stuck, seat, "de")
+    assert "You cannot beat it – pass." in RF.private_lines(stuck, seat, "en")
+    others = [s for s in range(3) if s != seat]
+    assert not any("überbieten" in line for s in others for line in RF.private_lines(stuck, s,
+                                                                                     "de"))
+
+
+def test_run_fast_pick_hint_says_when_a_combination_may_not_go():
+    """Two cards of a four were called "Paar" though the four may only go as a bomb."""
+    from chatbot.presenters import runfast as RF
+
+    for state in _runfast_states(range(40)):
+        seat = state.to_act
+        hand = state.hand_cards(seat)
+        ranks = {}
+        for card in hand:
+            ranks.setdefault(card.rank, []).append(card)
+        four = next((cards for cards in ranks.values() if len(cards) == 4), None)
+        if four is None:
+            continue
+        ui: dict = {}
+        for card in four[:2]:
+            ui, _, hint = RF.ui_press(state, seat, ui, f"t.{card.code}", "de")
+        assert hint is not None and "so aber nicht" in hint and "Bombe" in hint, hint
+        return
+    raise AssertionError("no position with a four of a kind on turn")
+
+
+def test_run_fast_names_a_short_last_triple_as_it_is():
+    """A triple going out with fewer kickers was labelled "Drilling mit zwei"."""
+    from chatbot.presenters import runfast as RF
+
+    play = {"kind": "play", "seat": 0, "data": {"cards": ["7H", "7S", "7D"], "kind": "triple_two"}}
+    assert "Drilling" in RF.event_text(play, NAMES, "de")
+    assert "mit zwei" not in RF.event_text(play, NAMES, "de")
+    four = {"kind": "play", "seat": 0,
+            "data": {"cards": ["7H", "7S", "7D", "9C"], "kind": "triple_two"}}
+    assert "Drilling mit einer" in RF.event_text(four, NAMES, "de")
+    assert "triple with one" in RF.event_text(four, NAMES, "en")
