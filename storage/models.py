@@ -217,3 +217,60 @@ class KeyValue(SQLModel, table=True):
 
     key: str = Field(primary_key=True, max_length=128)
     value: str = Field(sa_column=Column(Text, nullable=False))
+
+
+class StatEntry(SQLModel, table=True):
+    """One person's seat in a stored result, for ``/stats`` and ``/top`` (derived from
+    ``result`` by ``chatbot.service.stats``; one row per person and result)."""
+
+    __tablename__ = "stat_entry"
+    __table_args__ = (UniqueConstraint("result_id", "seat_no"),
+                      Index("ix_stat_entry_player", "player_id", "result_id"),
+                      Index("ix_stat_entry_chat", "chat_id", "game", "player_id", "won"))
+
+    id: int | None = Field(default=None, primary_key=True)
+    result_id: int = Field(foreign_key="result.id")
+    seat_no: int
+    player_id: int = Field(foreign_key="player.id")
+    game: str = Field(max_length=32)
+    chat_id: int
+    is_private: bool = False
+    cpu_level: str | None = Field(default=None, max_length=16)  # the strongest CPU opponent
+    won: bool = False
+
+
+class Rating(SQLModel, table=True):
+    """A skill rating per game (OpenSkill's μ and σ) of a person (``p<id>``) or a CPU level
+    (``cpu:<level>``), updated from the results in order."""
+
+    __tablename__ = "rating"
+    __table_args__ = (UniqueConstraint("game", "subject"),
+                      Index("ix_rating_player", "player_id"))
+
+    id: int | None = Field(default=None, primary_key=True)
+    game: str = Field(max_length=32)
+    subject: str = Field(max_length=32)
+    player_id: int | None = Field(default=None, foreign_key="player.id")
+    mu: float
+    sigma: float
+    games: int = 0
+
+
+class StatsCursor(SQLModel, table=True):
+    """How far ``stat_entry`` and ``rating`` have read ``result``: the highest result id read,
+    and the lower ids not seen yet (a result whose transaction had not committed yet)."""
+
+    __tablename__ = "stats_cursor"
+
+    id: int = Field(default=1, primary_key=True)
+    last_result_id: int = 0
+    holes: list[list[float]] = _json(list)  # [result id, epoch seconds first missed]
+
+
+class StatsHidden(SQLModel, table=True):
+    """A person who asked not to be listed in ``/top`` (``/stats hide``)."""
+
+    __tablename__ = "stats_hidden"
+
+    player_id: int = Field(primary_key=True, foreign_key="player.id")
+    since: datetime

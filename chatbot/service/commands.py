@@ -10,7 +10,7 @@ from storage.models import Chat, Player
 from .. import buttons
 from ..i18n import LANGUAGES, tr
 from ..presenters import PRESENTERS, presenter
-from . import lobby, menus, outgoing, play, store
+from . import lobby, menus, outgoing, play, stats, store
 from .api import Outcome, Refusal, UserRef
 from .transaction import Ctx
 
@@ -144,4 +144,5 @@ def option_words(ctx: Ctx, game_id: str, words: list[str]) -> dict[str, Any]:
 COMMANDS: dict[str, Command] = {
     "start": start, "help": help_, "rules": rules, "language": language, "new": new,
     "stop": stop,
+    **stats.COMMANDS,  # /stats, /top
 }

@@ -49,7 +49,7 @@ from .sender import Limits, OutboxSender, TelegramTransport
 
 log = logging.getLogger(__name__)
 PLATFORM = "telegram"
-COMMANDS = ("start", "help", "rules", "language", "new", "stop")
+COMMANDS = ("start", "help", "rules", "language", "new", "stop", "stats", "top")
 MANAGE_CODES = ("start", "stop", "kick", "fill", "clock", "cur", "opt", "lvl", "lang")
 ANSWER_WINDOW = 10.0  # seconds Telegram takes an answer to a button press (not documented)
 NEWEST_KEY = "telegram:newest_update"  # key_value: the newest update id fetched, and when
@@ -60,9 +60,11 @@ T = TypeVar("T")
 
 _COMMAND_TEXT = {
     "de": {"start": "Begrüßung und Hilfe", "help": "Hilfe", "rules": "Spielregeln",
-           "language": "Sprache wählen", "new": "Neues Spiel", "stop": "Tisch beenden"},
+           "language": "Sprache wählen", "new": "Neues Spiel", "stop": "Tisch beenden",
+           "stats": "Deine Statistik", "top": "Bestenliste der Gruppe"},
     "en": {"start": "Welcome and help", "help": "Help", "rules": "Game rules",
-           "language": "Choose language", "new": "New game", "stop": "Close the table"},
+           "language": "Choose language", "new": "New game", "stop": "Close the table",
+           "stats": "Your stats", "top": "The group's leaderboard"},
 }
 
 
