@@ -109,12 +109,12 @@ HISTORY: list[tuple[tuple[str, str], str, list[tuple[str, str]], list[int]]] = [
 # games (4, 6, 7), no win.
 
 
-def expected_ratings() -> dict[tuple[str, str], int]:
-    """The history rated with OpenSkill's own ``rate``, one game after the other (a CPU
+def expected_ratings(history: list[Any] = HISTORY) -> dict[tuple[str, str], int]:
+    """A history rated with OpenSkill's own ``rate``, one game after the other (a CPU
     level seated twice gets the mean of its two seats' new values)."""
     model = PlackettLuce()
     mu_sigma: dict[tuple[str, str], tuple[float, float]] = {}
-    for _chat, game, seats, winners in HISTORY:
+    for _chat, game, seats, winners in history:
         who = [f"cpu:{w}" if k == "cpu" else w for k, w in seats]
         teams = [[model.rating(*mu_sigma.get((game, w), (25.0, 25.0 / 3)))] for w in who]
         rated = model.rate(teams, ranks=[1 if i in winners else 2 for i in range(len(who))])
