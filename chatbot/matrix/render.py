@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "rules": "rules", "regeln": "rules",
     "language": "language", "sprache": "language", "lang": "language",
     "stop": "stop", "stopp": "stop", "beenden": "stop", "ende": "stop",
+    "stats": "stats", "statistik": "stats", "top": "top", "bestenliste": "top",
 }
 # ``!word`` → the button code it presses (in the newest view of the room, or of the player's
 # direct room). ``start`` presses "Start" in a lobby and is the greeting elsewhere.
@@ -71,7 +72,7 @@ register("en", {
     "mx.undecryptable": "I could not decrypt your message – please send it again.",
 })
 
-_SLASH = re.compile(r"(?<![\w/])/(new|help|rules|language|stop|start)\b")
+_SLASH = re.compile(r"(?<![\w/])/(new|help|rules|language|stop|start|stats|top)\b")
 
 
 def bang(text: str) -> str:

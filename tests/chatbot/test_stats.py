@@ -372,3 +372,14 @@ def test_hiding_twice_is_harmless(sqlite_engine: Engine, word: str) -> None:
     bot = Bot(sqlite_engine)
     bot.say(private(ALICE), ALICE, "stats", word)
     assert "keiner Bestenliste" in bot.say(private(ALICE), ALICE, "stats", "hide")
+
+
+def test_matrix_reads_the_commands_and_names_them_with_a_bang() -> None:
+    from chatbot.matrix.render import Intent, bang, parse
+
+    assert parse("!stats hide") == Intent("command", "stats", "hide")
+    assert parse("!statistik") == Intent("command", "stats")
+    assert parse("!bestenliste runfast") == Intent("command", "top", "runfast")
+    assert parse("/top") == Intent("command", "top")
+    assert bang(S.tr("de", "st.now_hidden")) == (
+        "Du erscheinst in keiner Bestenliste mehr. !stats show nimmt dich wieder auf.")
