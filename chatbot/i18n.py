@@ -21,6 +21,11 @@ _DE: dict[str, str] = {
             "zeigt /rules die seines Spiels.\n"
             "• /stop beendet den Tisch (Eröffner oder Admin).",
     "rules_which": "Welche Spielregeln?",
+    "replace_running": "Hier läuft noch ein Spiel ({running}, Tisch #{id}). Beenden und "
+                       "{game} neu beginnen?",
+    "replace_yes": "Ja, neu beginnen",
+    "replace_no": "Nein, weiterspielen",
+    "replace_kept": "Gut – das Spiel läuft weiter.",
     "rules_table_options": "Dieser Tisch (#{id}) spielt mit: {options}",
     "seated_at": "Du sitzt am Tisch #{id} ({game}) in „{group}“. Deine Karten und Züge "
                  "bekommst du hier.",
@@ -115,6 +120,11 @@ _EN: dict[str, str] = {
             "/rules shows its game's.\n"
             "• /stop ends the table (opener or admin).",
     "rules_which": "Rules of which game?",
+    "replace_running": "A game is still running here ({running}, table #{id}). End it and "
+                       "start {game}?",
+    "replace_yes": "Yes, start anew",
+    "replace_no": "No, keep playing",
+    "replace_kept": "Fine – the game goes on.",
     "rules_table_options": "This table (#{id}) plays with: {options}",
     "seated_at": "You're seated at table #{id} ({game}) in “{group}”. Your cards and moves "
                  "come here.",

@@ -142,6 +142,7 @@ class ConsoleGame:
                 self.table_id = t.id
                 self.service.resend(t.id)
                 return
+            self.service.command(CHAT, self.user, "stop")  # declined: it ends (already asked)
         words = "".join(f" {k}={v}" for k, v in self.options.items())
         out = self.service.command(CHAT, self.user, "new",
                                    f"{self.game_id} {self.players - 1} {self.level}{words}")

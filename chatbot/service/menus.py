@@ -29,6 +29,9 @@ def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str,
     parts = code.split(".")
     if parts[0] == "lang" and len(parts) == 2 and parts[1] in LANGUAGES:
         return set_language(ctx, chat, player, user, parts[1])
+    if parts == ["keep"]:  # the running game stays
+        outgoing.say(ctx, chat, tr(ctx.lang, "replace_kept"), slot="menu")
+        return Outcome(None)
     if parts[0] == "r" and len(parts) == 2:  # a game chosen under /rules
         from .commands import rules_press
 
@@ -57,16 +60,62 @@ def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str,
                      slot="menu")
         return Outcome(None)
     level = parts[3]
-    if level not in LEVELS:
+    if level not in LEVELS or parts[4:5] not in ([], ["ok"]):
         raise Refusal(tr(ctx.lang, "unknown_button"))
+    confirmed = parts[4:5] == ["ok"]
+    if confirmed and len(parts) == 6:
+        engine_options = _options_from(game_id, parts[5])
+        if engine_options is None:
+            raise Refusal(tr(ctx.lang, "unknown_button"))
     old = store.open_table(ctx.session, chat)
-    if old is not None:  # a new private game replaces an unfinished one
+    if old is not None:  # a new private game replaces an unfinished one: only if confirmed
         locked = store.lock_table(ctx.session, old)
         if locked is not None and locked.fsm_state in fsm.OPEN:
+            if not confirmed:
+                return _confirm_replace(ctx, chat, locked, game_id, n, level, engine_options)
             play.stop_table(ctx, locked)
     table = create_private_table(ctx, chat, player, game_id, n, level,
                                  options={"engine": engine_options} if engine_options else None)
     return Outcome(None, table_id=table.id, changed=True)
+
+
+def _confirm_replace(ctx: Ctx, chat: Chat, running: GameTable, game_id: str, n: int,
+                     level: str, engine_options: dict[str, Any] | None) -> Outcome:
+    """A game is running here: ask before it is ended for a new one (the menu becomes the
+    question; "keep playing" leaves everything as it is)."""
+    code = f"g.{game_id}.{n}.{level}.ok"
+    if engine_options:
+        code += "." + _options_code(game_id, engine_options)
+    rows = [[(tr(ctx.lang, "replace_yes"), buttons.encode(0, 0, code)),
+             (tr(ctx.lang, "replace_no"), buttons.encode(0, 0, "keep"))]]
+    outgoing.say(ctx, chat, tr(
+        ctx.lang, "replace_running", id=running.id,
+        running=presenter(running.game).NAMES.get(ctx.lang, running.game),
+        game=presenter(game_id).NAMES.get(ctx.lang, game_id)), rows, slot="menu", fresh=True)
+    return Outcome(None)
+
+
+def _options_code(game_id: str, options: dict[str, Any]) -> str:
+    """Engine options as indexes into the presenter's choices (``1-0``: short enough for a
+    button)."""
+    choices = getattr(presenter(game_id), "OPTION_CHOICES", {})
+    return "-".join(str(values.index(options.get(key, values[0])))
+                    for key, values in choices.items())
+
+
+def _options_from(game_id: str, code: str) -> dict[str, Any] | None:
+    """``_options_code`` read back (None: not a code this game's choices make)."""
+    choices = list(getattr(presenter(game_id), "OPTION_CHOICES", {}).items())
+    picks = code.split("-")
+    if len(picks) != len(choices) or not all(p.isascii() and p.isdigit() and len(p) < 3
+                                              for p in picks):
+        return None
+    out = {}
+    for (key, values), pick in zip(choices, picks, strict=True):
+        if int(pick) >= len(values):
+            return None
+        out[key] = values[int(pick)]
+    return out
 
 
 def create_private_table(ctx: Ctx, chat: Chat, player: Player, game_id: str, opponents: int,

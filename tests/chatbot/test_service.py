@@ -407,12 +407,27 @@ def test_private_view_shows_the_own_hand(h: Harness) -> None:
     assert card_symbols(view.everything()) <= card_symbols(hand_line) | middle | logged
 
 
-def test_new_private_game_replaces_an_unfinished_one(h: Harness) -> None:
+def test_new_private_game_replaces_an_unfinished_one_only_when_confirmed(h: Harness) -> None:
+    """Issue 17, item 4: a running game was silently replaced (an old menu ended a Run Fast
+    match at hand 3 of 4); now the player is asked, and "keep playing" changes nothing."""
     first = new_private_game(h)
-    second = new_private_game(h, opponents=1)
-    assert second != first
+    version = h.table(first).version
+    out = h.command(private(ALICE), ALICE, "new", "runfast 2 anfaenger hands=8")
+    assert out.ok and out.table_id is None
+    asked = h.messages(private(ALICE))[-1]
+    assert asked.text == f"Hier läuft noch ein Spiel (Schwimmen, Tisch #{first}). Beenden und " \
+        "Run Fast (Pao De Kuai) neu beginnen?"
+    (yes, ok), (no, keep) = asked.rows[0]
+    assert (yes, no) == ("Ja, neu beginnen", "Nein, weiterspielen")
+    assert h.press(private(ALICE), ALICE, keep).ok
+    assert h.messages(private(ALICE))[-1].text == "Gut – das Spiel läuft weiter."
+    assert h.table(first).fsm_state != "abandoned" and h.table(first).version == version
+    out = h.press(private(ALICE), ALICE, ok)
+    assert out.ok and out.table_id and out.table_id != first
     assert h.table(first).fsm_state == "abandoned"
-    assert len(h.seats(second)) == 2
+    second = h.table(out.table_id)
+    assert second.game == "runfast" and second.options["engine"] == {"hands": 8}
+    assert len(h.seats(second.id)) == 3
 
 
 # ---------------------------------------------------------------------------------- bad input
