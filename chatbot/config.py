@@ -25,6 +25,7 @@ class Config:
     cpu_delay: float
     next_round_delay: float
     log_level: str
+    rematch_timeout: float = 60.0  # groups: seconds to confirm "play again" (REMATCH_TIMEOUT)
     experte_budget: float | None = None  # Experte seconds per decision (EXPERTE_BUDGET)
     input_rate: str | None = "30/10seconds"  # per person (INPUT_RATE; "off": no flood control)
     retention: Retention = field(default_factory=Retention)  # RETAIN_* (storage.retention)
@@ -62,6 +63,7 @@ def load(env_file: str | None = ".env") -> Config:
         cpu_delay=float(env("CPU_DELAY") or 1.0),
         next_round_delay=float(env("NEXT_ROUND_DELAY") or 6.0),
         log_level=(env("LOG_LEVEL") or "INFO").upper(),
+        rematch_timeout=float(env("REMATCH_TIMEOUT") or 60.0),
         experte_budget=_seconds(env("EXPERTE_BUDGET")),
         input_rate=_rate(env("INPUT_RATE")),
         retention=Retention(

@@ -14,7 +14,7 @@ import fsm
 from engine import GAMES
 from storage.models import GameTable, Player, Seat
 
-from . import buttons
+from . import buttons, table_life
 from .i18n import tr
 from .presenters import presenter
 
@@ -49,23 +49,43 @@ def _log_lines(table: GameTable, seats: list[Seat], lang: str, limit: int = 3,
     return [f"· {t}" for t in texts]
 
 
+def _cpu_names() -> tuple[str, ...]:
+    from .service.menus import CPU_NAMES  # (the service imports the views)
+
+    return CPU_NAMES
+
+
+def _seat_line(seat: Seat, lang: str) -> str:
+    if seat.is_cpu:
+        return tr(lang, "tl.cpu_seat", no=seat.seat_no + 1, name=seat.name)
+    return f"{seat.seat_no + 1}. {seat.name}"
+
+
 def _lobby(table: GameTable, seats: list[Seat], lang: str) -> View:
+    if table.options.get(table_life.REMATCH):
+        return _rematch(table, seats, lang)
     game = GAMES[table.game]
     p = presenter(table.game)
     opener = next((s.name for s in seats if s.seat_no == 0), "?")
-    players = "\n".join(f"{s.seat_no + 1}. {s.name}" for s in seats) or tr(lang, "lobby_empty")
+    cpus = table_life.cpu_count(table.options, len(seats), game.MAX_SEATS)
+    level = tr(lang, "level_" + table.options.get("cpu_level", "normal"))
+    lines = [_seat_line(s, lang) for s in seats]
+    lines += [tr(lang, "tl.cpu_seat", no=len(seats) + i + 1, name=f"🤖 {name}")
+              for i, name in enumerate(_cpu_names()[:cpus])]
+    players = "\n".join(lines) or tr(lang, "lobby_empty")
     text = tr(lang, "lobby", game=p.NAMES.get(lang, table.game), opener=opener,
               min=game.MIN_SEATS, max=game.MAX_SEATS, players=players)
     clock = f"⏱ {table.turn_timeout} s" if table.turn_timeout else "⏱ –"
-    fill = tr(lang, "fill_cpu_on" if table.options.get("fill_cpu") else "fill_cpu_off")
+    fill = tr(lang, "tl.cpu_line", n=cpus, level=level) if cpus else tr(lang, "tl.cpu_line_none")
     rows: Rows = [
         [_btn(table, tr(lang, "join"), "join"), _btn(table, tr(lang, "leave"), "leave")],
         [_btn(table, tr(lang, "start"), "start"), _btn(table, tr(lang, "stop"), "stop")],
-        [_btn(table, clock, "clock"), _btn(table, fill, "fill")],
+        [_btn(table, tr(lang, "tl.cpu_minus"), "fill.-"),
+         _btn(table, tr(lang, "tl.cpu_button", n=cpus, level=level) if cpus
+              else tr(lang, "tl.cpu_button_none"), "lvl"),
+         _btn(table, tr(lang, "tl.cpu_plus"), "fill.+")],
+        [_btn(table, clock, "clock")],
     ]
-    if table.options.get("fill_cpu"):
-        level = table.options.get("cpu_level", "normal")
-        rows[2].insert(2, _btn(table, f"🤖 {tr(lang, 'level_' + level)}", "lvl"))
     engine_opts = table.options.get("engine") or {}
     for key, values in getattr(p, "OPTION_CHOICES", {}).items():
         label = p.option_label(key, engine_opts.get(key, values[0]), lang)
@@ -73,8 +93,30 @@ def _lobby(table: GameTable, seats: list[Seat], lang: str) -> View:
     currencies = getattr(p, "CURRENCIES", None)
     if currencies:
         cur = table.options.get("currency", "coins")
-        rows[2].append(_btn(table, currencies.get(cur, "🪙"), "cur"))
+        rows[3].append(_btn(table, currencies.get(cur, "🪙"), "cur"))
     return View(text + f"\n{clock} · {fill}", rows)
+
+
+def _rematch(table: GameTable, seats: list[Seat], lang: str) -> View:
+    """A rematch waiting for the players of the last game to confirm."""
+    p = presenter(table.game)
+    rematch = table.options.get(table_life.REMATCH) or {}
+    waiting = set(rematch.get("waiting") or [])
+    lines = []
+    for s in seats:
+        if s.is_cpu:
+            lines.append(_seat_line(s, lang))
+        else:
+            mark = "tl.waiting_mark" if s.player_id in waiting else "tl.confirmed_mark"
+            lines.append(f"{_seat_line(s, lang)} {tr(lang, mark)}")
+    seconds = rematch.get("seconds")
+    text = tr(lang, "tl.rematch" if seconds else "tl.rematch_short",
+              game=p.NAMES.get(lang, table.game), seconds=seconds, players="\n".join(lines))
+    rows: Rows = [
+        [_btn(table, tr(lang, "tl.confirm"), "join"), _btn(table, tr(lang, "leave"), "leave")],
+        [_btn(table, tr(lang, "start"), "start"), _btn(table, tr(lang, "stop"), "stop")],
+    ]
+    return View(text, rows)
 
 
 def render_table(table: GameTable, seats: list[Seat], model: fsm.TableModel, lang: str,
@@ -141,7 +183,11 @@ def render_private(table: GameTable, seats: list[Seat], model: fsm.TableModel,
         lines += p.private_lines(state, seat_no, lang)
     if table.fsm_state == fsm.FINISHED:
         if single:
-            won = p.winners(state)
+            resigned = table.options.get(table_life.RESIGNED)
+            if resigned is not None:
+                lines.append(tr(lang, "tl.resigned"))
+            won = p.winners(state) if resigned is None else \
+                [s.seat_no for s in seats if s.seat_no != resigned]
             if won:
                 lines.append(tr(lang, "winners", names=", ".join(names[s] for s in won)))
             rows.append([_btn(table, tr(lang, "play_again"), "again")])
@@ -151,6 +197,16 @@ def render_private(table: GameTable, seats: list[Seat], model: fsm.TableModel,
     if single:
         lines += _log_lines(table, seats, lang)
     on_turn = model.game.to_act(state)
+    if seat is not None and (seat.ui or {}).get("resign"):  # "really resign?"
+        if on_turn is not None and on_turn != seat_no:
+            lines.append(tr(lang, "waiting_for", name=names[on_turn]))
+        humans = [s for s in seats if not s.is_cpu]
+        ask = "tl.ask_private" if single else \
+            "tl.ask_group_last" if len(humans) <= 1 else "tl.ask_group"
+        lines.append(tr(lang, ask))
+        rows.append([_btn(table, tr(lang, "tl.resign_yes"), "resign.y"),
+                     _btn(table, tr(lang, "tl.resign_no"), "resign.n")])
+        return View("\n".join(lines), rows)
     mine = seat is not None and on_turn == seat_no and not seat.away
     if mine:
         lines.append(tr(lang, "your_turn"))
@@ -164,6 +220,8 @@ def render_private(table: GameTable, seats: list[Seat], model: fsm.TableModel,
         lines.append(tr(lang, "between_rounds"))
     if seat is not None and seat.away:
         rows.append([_btn(table, tr(lang, "im_back"), "back")])
+    if seat is not None and table.fsm_state in fsm.PLAYING:
+        rows.append([_btn(table, tr(lang, "tl.resign"), "resign")])
     return View("\n".join(lines), rows, repost=mine and not single)
 
 

@@ -24,6 +24,7 @@ def build_service(cfg: Config, background_checkpoints: bool = False,
     migrate(engine)
     settings = Settings(cpu_delay=cfg.cpu_delay, group_timeout=cfg.group_timeout,
                         next_round_delay=cfg.next_round_delay,
+                        rematch_timeout=cfg.rematch_timeout,
                         default_language=cfg.default_language,
                         experte_budget=cfg.experte_budget, input_rate=cfg.input_rate,
                         retention=cfg.retention)

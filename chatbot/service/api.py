@@ -51,6 +51,7 @@ class Settings:
     cpu_delay: float = 1.0  # seconds a CPU "thinks" before its move is played
     group_timeout: int = 60  # default turn clock in groups; private games have none
     next_round_delay: float = 6.0  # groups: the next round is dealt by itself after this
+    rematch_timeout: float = 60.0  # groups: seconds to confirm a rematch ("play again")
     default_language: str = DEFAULT_LANGUAGE
     start_link: Callable[[int], str] | None = None  # deep link to start the bot privately
     experte_budget: float | None = None  # Experte seconds per decision (None: engine default)

@@ -14,7 +14,7 @@ import fsm
 from storage.models import GameTable, Seat
 
 from .. import metrics
-from . import cpu, outgoing, play, store
+from . import cpu, outgoing, play, store, table_life
 from .api import Refusal, Settings
 from .transaction import Ctx, Transactions
 
@@ -132,6 +132,8 @@ class Deadlines:
                                  planned=planned)
                     elif kind == "next":
                         play.next_round(ctx, table, seats)
+                    elif kind == "rematch":
+                        table_life.due(ctx, table, seats)
                     else:
                         table.next_deadline = None
             except _PlanFirst:

@@ -13,12 +13,13 @@ from storage.models import GameTable, Player, Seat
 
 from ..i18n import tr
 from ..presenters import presenter
-from . import deadlines, menus, outgoing, play, store
+from . import deadlines, outgoing, play, store, table_life
 from .api import Outcome, Refusal, UserRef
 from .transaction import Ctx
 
 TIMEOUT_CHOICES = (30, 60, 120, 0)
-VERSION_FREE = frozenset({"join", "leave", "cards", "back"})  # buttons whose meaning never goes stale
+# buttons whose meaning never goes stale ("resign" is checked against the seat's question)
+VERSION_FREE = frozenset({"join", "leave", "cards", "back", "resign"})
 Handler = Callable[[Ctx, GameTable, list[Seat], Player, UserRef, str], Outcome]
 
 
@@ -39,6 +40,8 @@ def join(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: Us
     if table.fsm_state != fsm.LOBBY:
         raise Refusal(tr(ctx.lang, "table_over" if _over(table) else "already_joined"))
     if store.seat_of(seats, player) is not None:
+        if player.id in table_life.waiting_of(table):  # "I'm in" to a rematch
+            return table_life.confirm(ctx, table, seats, player)
         raise Refusal(tr(ctx.lang, "already_joined"))
     if len(seats) >= GAMES[table.game].MAX_SEATS:
         raise Refusal(tr(ctx.lang, "table_full"))
@@ -53,6 +56,8 @@ def leave(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: U
     seat = store.seat_of(seats, player)
     if seat is None:
         raise Refusal(tr(ctx.lang, "not_seated"))
+    if table.fsm_state in fsm.PLAYING:  # leaving a running game asks first
+        return table_life.resign(ctx, table, seats, player, user, "resign")
     return remove_seat(ctx, table, seats, seat, tr(ctx.lang, "left"))
 
 
@@ -82,6 +87,8 @@ def remove_seat(ctx: Ctx, table: GameTable, seats: list[Seat], seat: Seat,
             s.seat_no = i
         if not any(not s.is_cpu for s in rest):
             return play.stop_table(ctx, table)
+        if table.options.get(table_life.REMATCH):
+            return table_life.after_leave(ctx, table, seat.player_id, answer)
     elif table.fsm_state in fsm.PLAYING:
         seat.player_id, seat.is_cpu, seat.away = None, True, False
         seat.cpu_level = "normal"
@@ -102,12 +109,12 @@ def start(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: U
         raise Refusal(tr(ctx.lang, "table_over" if _over(table) else "already_handled"))
     if not may_manage(user, player, table):
         raise Refusal(tr(ctx.lang, "start_denied"))
+    if table.options.get(table_life.REMATCH):  # the seats not confirmed are freed
+        if not table_life.go_on(ctx, table, free_waiting=True):
+            return Outcome(None, table_id=table.id, changed=True)
+        return Outcome(tr(ctx.lang, "started"), table_id=table.id, changed=True)
     game = GAMES[table.game]
-    if table.options.get("fill_cpu"):
-        level = table.options.get("cpu_level", "normal")
-        for i in range(len(seats), game.MAX_SEATS):
-            store.add_seat(ctx.session, table, i, f"🤖 {menus.CPU_NAMES[i - len(seats)]}",
-                           is_cpu=True, cpu_level=level)
+    table_life.add_cpus(ctx, table, seats)
     if not game.MIN_SEATS <= len(store.seats(ctx.session, table)) <= game.MAX_SEATS:
         raise Refusal(tr(ctx.lang, "need_players", min=game.MIN_SEATS, max=game.MAX_SEATS))
     play.start(ctx, table)
@@ -141,12 +148,6 @@ def _option(ctx: Ctx, table: GameTable, player: Player, user: UserRef,
 def _cycle(values: list[Any] | tuple[Any, ...], now: Any) -> Any:
     """The value after ``now`` (the first if ``now`` is none of them)."""
     return values[(values.index(now) + 1) % len(values)] if now in values else values[0]
-
-
-def fill(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
-         code: str) -> Outcome:
-    return _option(ctx, table, player, user,
-                   lambda o: o.__setitem__("fill_cpu", not o.get("fill_cpu")))
 
 
 def game_option(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
@@ -224,34 +225,9 @@ def back(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: Us
     return Outcome(tr(ctx.lang, "you_are_back"), table_id=table.id, changed=True)
 
 
-def again(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
-          code: str) -> Outcome:
-    """Play again: the same game, options and CPU opponents."""
-    if table.fsm_state not in (fsm.FINISHED, fsm.ABANDONED):
-        raise Refusal(tr(ctx.lang, "already_handled"))
-    if store.seat_of(seats, player) is None and not user.is_admin:
-        raise Refusal(tr(ctx.lang, "seated_only"))
-    chat = store.get_chat(ctx.session, table.chat_id)
-    assert chat is not None
-    if store.open_table(ctx.session, chat) is not None:
-        raise Refusal(tr(ctx.lang, "busy_table"))
-    if table.is_private:
-        cpus = [s for s in seats if s.is_cpu]
-        level = (cpus[0].cpu_level if cpus else None) or "normal"
-        new = menus.create_private_table(ctx, chat, player, table.game, len(cpus), level,
-                                         options=table.options)
-    else:
-        new = menus.new_table(ctx, chat, player, table.game, private=False,
-                              options=table.options)
-        new.turn_timeout = table.turn_timeout
-        store.add_seat(ctx.session, new, 0, player.name, player_id=player.id)
-        play.show(ctx, new)
-    return Outcome(None, table_id=new.id, changed=True)
-
-
 # Table buttons that are not game moves, by the code's head.
 UI: dict[str, Handler] = {
     "join": join, "leave": leave, "kick": kick, "start": start, "stop": stop, "cards": cards,
-    "back": back, "again": again, "fill": fill, "clock": clock, "cur": currency,
-    "opt": game_option, "lvl": cpu_level,
+    "back": back, "again": table_life.again, "fill": table_life.fill, "clock": clock,
+    "cur": currency, "opt": game_option, "lvl": cpu_level, "resign": table_life.resign,
 }

@@ -31,8 +31,8 @@ class ScriptedPlayer:
     """The ``read`` function of a console game: answers from a list, then plays by itself.
 
     It reads what the game printed (its ``out``), finds the numbered choices of the newest
-    view and picks the last one most of the time (knocking ends rounds quickly), another one
-    now and then; at the end of the game (only "play again" offered) it quits with ``q``.
+    view and picks the last one most of the time (knocking ends rounds quickly; "resign" is
+    never picked), another one now and then; at the end of the game (only "play again" offered) it quits with ``q``.
     """
 
     def __init__(self, out: io.StringIO, answers: list[str] | None = None, lang: str = "de",
@@ -69,9 +69,11 @@ class ScriptedPlayer:
         assert n == len(self.labels), (n, self.labels)
         if AGAIN[self.lang] in self.labels:
             return "q"
+        # (never "🏳 resign", the last choice while a game runs: the game is to end by play)
+        playable = [i + 1 for i, label in enumerate(self.labels) if not label.startswith("🏳")]
         if self.rng.random() < 0.75:
-            return str(n)
-        return str(self.rng.randint(1, n))
+            return str(playable[-1])
+        return str(self.rng.choice(playable))
 
 
 def console(engine: Engine, read: ScriptedPlayer, out: io.StringIO, lang: str = "de",

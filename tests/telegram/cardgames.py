@@ -38,6 +38,7 @@ from .harness import (
     WAIT,
     Db,
     GroupGame,
+    actionable,
     as_utc,
     buttons,
     codes,
@@ -194,7 +195,7 @@ def play_private_game(fake: FakeBotApi, user: int, table_id: int, message_id: in
     No press may be refused."""
     for _ in range(max_steps):
         msg = fake.wait_for(lambda: (m := peek(fake, user, message_id))
-                            and codes(m, table_id) and m, WAIT,
+                            and actionable(m, table_id) and m, WAIT,
                             message="buttons on the private table message", interval=POLL)
         found = codes(msg, table_id)
         if "again" in found:

@@ -273,6 +273,12 @@ def codes(msg: dict | None, table_id: int | None = None) -> dict[str, str]:
     return out
 
 
+def actionable(msg: dict | None, table_id: int | None = None) -> dict[str, str]:
+    """``codes`` but for "🏳 Resign", which every view of a running game offers: what there
+    is to do now (a move, the next round, play again)."""
+    return {c: d for c, d in codes(msg, table_id).items() if c.split(".")[0] != "resign"}
+
+
 def move_datas(msg: dict | None, table_id: int | None = None) -> list[str]:
     return [d for c, d in codes(msg, table_id).items() if c.split(".")[0] in MOVE_HEADS]
 
@@ -394,7 +400,7 @@ def play_private(fake: FakeBotApi, user: int, table_id: int, message_id: int,
     """Press the table message's buttons (a random move, or "next") until "again" shows."""
     for step in range(max_steps):
         msg = fake.wait_for(lambda: (m := peek(fake, user, message_id))
-                            and codes(m, table_id) and m, WAIT,
+                            and actionable(m, table_id) and m, WAIT,
                             message="buttons on the private table message")
         found = codes(msg, table_id)
         if "again" in found:
@@ -461,6 +467,14 @@ class GroupGame:
 
     def table_message(self) -> dict:
         return peek(self.fake, self.group, self.table_msg) or {}
+
+    def add_cpus(self, n: int | None = None) -> None:
+        """The opener taps "➕ 🤖" in the lobby ``n`` times (``None``: every free seat)."""
+        if n is None:
+            n = GAMES[self.game].MAX_SEATS - len(self.users)
+        for _ in range(n):
+            assert press_and_settle(self.fake, self.group, self.users[0], self.table_msg,
+                                    self.wait_code("fill.+")) is None
 
     def wait_code(self, code: str) -> str:
         return self.fake.wait_for(lambda: codes(self.table_message(), self.table_id).get(code),

@@ -20,6 +20,7 @@ from .harness import (
     BotProcess,
     Db,
     GroupGame,
+    actionable,
     answer_text,
     bot_texts,
     buttons,
@@ -62,7 +63,7 @@ def test_bad_input_gets_short_answer_and_changes_nothing(
 
     def my_turn() -> dict:
         while True:  # CPUs move, and a round may end before my turn: deal the next one
-            msg = fake.wait_for(lambda: (m := fake.message(me, mid)) and codes(m, table_id)
+            msg = fake.wait_for(lambda: (m := fake.message(me, mid)) and actionable(m, table_id)
                                 and m, WAIT, message="my turn")
             if move_datas(msg, table_id):
                 return msg

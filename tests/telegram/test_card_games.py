@@ -38,7 +38,6 @@ from .harness import (
     bot_texts,
     codes,
     greet,
-    press_and_settle,
     private_menu_to_table,
     table_of,
     versions,
@@ -176,8 +175,7 @@ def test_group_game(game: str, fake: FakeBotApi, sqlite_url: str,
 
     def fill_seats() -> None:
         if fill:
-            assert press_and_settle(fake, group.group, group.users[0], group.table_msg,
-                                    group.wait_code("fill")) is None
+            group.add_cpus()
 
     group.open(extra=fill_seats)
     seats = db.seats(group.table_id)
@@ -264,8 +262,7 @@ def test_group_leaks_with_clocks(fake: FakeBotApi, sqlite_url: str,
 
         def fill_seats(group: CardGroupGame = group, fill: bool = fill) -> None:
             if fill:
-                assert press_and_settle(fake, group.group, group.users[0], group.table_msg,
-                                        group.wait_code("fill")) is None
+                group.add_cpus()
 
         group.open(extra=fill_seats)
         tables[game] = group

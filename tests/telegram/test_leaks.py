@@ -34,7 +34,6 @@ from .harness import (
     Db,
     GroupGame,
     card_symbols,
-    press_and_settle,
     replay,
 )
 from .harness import made_at as _made_at
@@ -111,8 +110,7 @@ def test_group_leak_many_random_games(fake: FakeBotApi, sqlite_url: str,
 
         def options(game: GroupGame = game, fill: bool = fill) -> None:
             if fill:  # empty seats get CPU players
-                assert press_and_settle(fake, game.group, game.users[0], game.table_msg,
-                                        game.wait_code("fill")) is None
+                game.add_cpus()
 
         game.open(extra=options)
         games.append(game)

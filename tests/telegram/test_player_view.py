@@ -104,7 +104,7 @@ def test_a_refusal_says_what_was_refused(fake: FakeBotApi, start_bot: Callable[.
 
     def tap_as_guest() -> None:
         found = codes(game.table_message(), game.table_id)
-        for code in ("clock", "fill", "cur", "start", "stop"):
+        for code in ("clock", "fill.+", "cur", "start", "stop"):
             for user, language in ((1722, "de"), (1723, "en")):
                 uid = fake.press(game.group, user, game.table_msg, found[code],
                                  language_code=language)
@@ -114,9 +114,9 @@ def test_a_refusal_says_what_was_refused(fake: FakeBotApi, start_bot: Callable[.
     assert answers == {
         ("clock", "de"): "Die Bedenkzeit stellt nur, wer den Tisch eröffnet hat, oder ein Admin.",
         ("clock", "en"): "Only the opener of the table or an admin can set the turn clock.",
-        ("fill", "de"): "Die Einstellungen des Tisches ändert nur, wer ihn eröffnet hat, oder "
+        ("fill.+", "de"): "Die Einstellungen des Tisches ändert nur, wer ihn eröffnet hat, oder "
                         "ein Admin.",
-        ("fill", "en"): "Only the opener of the table or an admin can change its settings.",
+        ("fill.+", "en"): "Only the opener of the table or an admin can change its settings.",
         ("cur", "de"): "Die Einstellungen des Tisches ändert nur, wer ihn eröffnet hat, oder "
                        "ein Admin.",
         ("cur", "en"): "Only the opener of the table or an admin can change its settings.",
