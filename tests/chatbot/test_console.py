@@ -32,7 +32,8 @@ class ScriptedPlayer:
 
     It reads what the game printed (its ``out``), finds the numbered choices of the newest
     view and picks the last one most of the time (knocking ends rounds quickly; "resign" is
-    never picked), another one now and then; at the end of the game (only "play again" offered) it quits with ``q``.
+    never picked), another one now and then; at the end of the game (only "play again"
+    offered) it quits with ``q``.
     """
 
     def __init__(self, out: io.StringIO, answers: list[str] | None = None, lang: str = "de",
