@@ -123,6 +123,7 @@ class Deadlines:
                     for table_id, version in await asyncio.to_thread(self.service.due):
                         await asyncio.to_thread(self.service.fire_due, table_id, version)
                     await asyncio.to_thread(self.service.sweep_old)
+                    await asyncio.to_thread(self.service.catch_up_stats)
             except Exception:
                 log.exception("deadline pass failed")
             wait = self.sweep

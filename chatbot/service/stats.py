@@ -49,6 +49,8 @@ from .api import Outcome, UserRef
 from .transaction import Ctx
 
 BATCH = 1000  # results read per query while catching up
+INLINE = 500  # results a command reads at most (the periodic catch-up reads the rest)
+PERIODIC = 200  # results one periodic catch-up reads (a short transaction every sweep)
 HOLE_SECONDS = 600.0  # a missing result id is looked for this long
 MAX_HOLES = 1000
 LEVELS = ("anfaenger", "normal", "experte")  # weakest first
@@ -160,9 +162,12 @@ class _Ratings:
                                  games=bindparam("games")), updates)
 
 
-def catch_up(session: Session, now_epoch: float | None = None) -> int:
-    """Read the results not read yet into ``stat_entry`` and ``rating``; returns how many.
-    Runs in the caller's transaction (which it holds the cursor row's lock in)."""
+def catch_up(session: Session, now_epoch: float | None = None,
+             limit: int | None = None) -> int:
+    """Read the results not read yet into ``stat_entry`` and ``rating`` (at most about
+    ``limit``, in whole batches); returns how many. Runs in the caller's transaction (which
+    holds the cursor row's lock): a bounded catch-up keeps that transaction short, and the
+    adapters' periodic ``Service.catch_up_stats`` reads the rest."""
     now_epoch = time.time() if now_epoch is None else now_epoch
     cursor = _lock_cursor(session)
     last = cursor.last_result_id
@@ -209,12 +214,13 @@ def catch_up(session: Session, now_epoch: float | None = None) -> int:
         if results:
             take(results)
             done += len(results)
-    while True:
-        results = session.execute(read.where(col(Result.id) > last).limit(BATCH)).all()
+    batch = BATCH if limit is None else max(1, min(BATCH, limit))
+    while limit is None or done < limit:
+        results = session.execute(read.where(col(Result.id) > last).limit(batch)).all()
         if results:
             take(results)
             done += len(results)
-        if len(results) < BATCH:
+        if len(results) < batch:
             break
     if done:
         ratings.write()
@@ -377,7 +383,7 @@ def stats(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Out
             col(StatsHidden.player_id) == player.id))
         outgoing.say(ctx, chat, tr(ctx.lang, "st.now_listed"))
         return Outcome(None)
-    catch_up(ctx.session, ctx.now.timestamp())
+    catch_up(ctx.session, ctx.now.timestamp(), INLINE)
     text = stats_text(ctx.lang, player.name or player.username or "?",
                       player_stats(ctx.session, player.id),
                       _is_hidden(ctx.session, player.id))
@@ -392,7 +398,7 @@ def top(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outco
         return Outcome(None)
     word = args.lower().split()[0] if args.strip() else ""
     game = word if word in PRESENTERS else None
-    catch_up(ctx.session, ctx.now.timestamp())
+    catch_up(ctx.session, ctx.now.timestamp(), INLINE)
     assert chat.id is not None
     outgoing.say(ctx, chat, top_text(ctx.lang, leaderboard(
         ctx.session, chat.id, game, TOP_ONE if game else TOP_ALL)))

@@ -213,6 +213,7 @@ class TelegramBot:
                            f"{newest[0]} {newest[1]:.3f}")
             self._saved_newest = newest
         await asyncio.to_thread(self.service.sweep_old)
+        await self._db(self.service.catch_up_stats)
 
     def _forbidden(self, chat: str) -> None:
         if not chat.startswith("-"):

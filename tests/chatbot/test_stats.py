@@ -383,3 +383,20 @@ def test_matrix_reads_the_commands_and_names_them_with_a_bang() -> None:
     assert parse("/top") == Intent("command", "top")
     assert bang(S.tr("de", "st.now_hidden")) == (
         "Du erscheinst in keiner Bestenliste mehr. !stats show nimmt dich wieder auf.")
+
+
+def test_a_backlog_is_read_in_bounded_steps_by_the_periodic_catch_up(
+        db_engine: Engine) -> None:
+    """A database upgraded with many results must not make somebody's /stats (or a sweep)
+    hold the write lock for seconds: each call reads a bounded number of results, and the
+    adapters' periodic ``Service.catch_up_stats`` drains the rest, to the same numbers."""
+    from tests.conftest import make_service
+
+    made = generate(db_engine, 1234, players=12, groups=2, seed=8, platform=P)
+    service = make_service(db_engine)
+    steps = []
+    while n := service.catch_up_stats(limit=300):
+        steps.append(n)
+    assert sum(steps) == 1234 and max(steps) <= 300 and len(steps) >= 5
+    _check(db_engine, made)  # the same as reading everything at once
+    assert S.INLINE <= 1000 and S.PERIODIC <= 1000
