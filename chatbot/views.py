@@ -40,13 +40,38 @@ def _btn(table: GameTable, label: str, code: str) -> tuple[str, str]:
     return (label, buttons.encode(table.id, table.version, code))  # type: ignore[arg-type]
 
 
-def _log_lines(table: GameTable, seats: list[Seat], lang: str, limit: int = 3,
-               group: bool = False) -> list[str]:
+LOG_SHOWN = 12  # move lines a view shows at most (the whole round: the 📜 button)
+
+
+def since_last_turn(log: list[dict[str, Any]], seat_no: int | None) -> list[dict[str, Any]]:
+    """The events of the round from the start of ``seat_no``'s latest turn on (all of the
+    round if it has not moved yet; ``None``: the last round of turns, one per seat)."""
+    start = None
+    for i in range(len(log) - 1, -1, -1):
+        if log[i].get("seat") == seat_no and seat_no is not None:
+            start = i
+        elif start is not None:
+            break
+    return log[start or 0:]
+
+
+def log_texts(table: GameTable, seats: list[Seat], lang: str,
+              events: list[dict[str, Any]] | None = None, group: bool = False) -> list[str]:
+    """The move lines of events (the table's log by default), as the players read them."""
     p = presenter(table.game)
     text_of = (getattr(p, "group_event_text", None) if group else None) or p.event_text
-    texts = [text_of(e, _names(seats), lang) for e in (table.log or [])]
-    texts = [t for t in texts if t][-limit:]
-    return [f"· {t}" for t in texts]
+    texts = [text_of(e, _names(seats), lang) for e in (table.log or [] if events is None
+                                                       else events)]
+    return [f"· {t}" for t in texts if t]
+
+
+def _log_lines(table: GameTable, seats: list[Seat], lang: str, viewer: int | None,
+               group: bool = False) -> list[str]:
+    """Every move since the viewer's latest turn (compact: at most ``LOG_SHOWN``)."""
+    lines = log_texts(table, seats, lang, since_last_turn(table.log or [], viewer), group)
+    if len(lines) > LOG_SHOWN:
+        lines = ["· …", *lines[-LOG_SHOWN + 1:]]
+    return lines
 
 
 def _cpu_names() -> tuple[str, ...]:
@@ -143,13 +168,13 @@ def render_table(table: GameTable, seats: list[Seat], model: fsm.TableModel, lan
     on_turn = game.to_act(state)
     if on_turn is not None:
         lines.append(tr(lang, "on_turn", name=names[on_turn]))
-    lines += _log_lines(table, seats, lang, group=True)
+    lines += _log_lines(table, seats, lang, on_turn, group=True)
     missing = [s for s in seats if not s.is_cpu and s.player_id
                and not (players.get(s.player_id) and players[s.player_id].private_chat_id)]
     if missing and start_link is not None:
         lines.append(tr(lang, "start_bot_hint", names=", ".join(s.name for s in missing),
                         link=start_link(table.id)))  # type: ignore[arg-type]
-    row = [_btn(table, tr(lang, "my_cards"), "cards")]
+    row = [_btn(table, tr(lang, "my_cards"), "cards"), _btn(table, tr(lang, "log_button"), "log")]
     if table.fsm_state == fsm.PAYOUT:
         row.append(_btn(table, tr(lang, "next_round"), "next"))
     rows.append(row)
@@ -172,12 +197,10 @@ def render_private(table: GameTable, seats: list[Seat], model: fsm.TableModel,
         return View(tr(lang, "hand_private_hint"))
     if table.fsm_state == fsm.ABANDONED:
         return View(f"🃏 {p.NAMES.get(lang, table.game)}\n{tr(lang, 'abandoned')}")
-    lines: list[str] = []
+    lines: list[str] = p.public_lines(state, names, lang, table.options, _marks(seats, lang))
     rows: Rows = []
-    if single:
-        lines += p.public_lines(state, names, lang, table.options, _marks(seats, lang))
-    else:
-        lines.append(f"🃏 {p.NAMES.get(lang, table.game)} · #{table.id}")
+    if not single and lines:  # what the group's table shows, and which table it is
+        lines[0] += f" · #{table.id}"
     seat_no = seat.seat_no if seat is not None else -1
     if seat is not None:
         lines += p.private_lines(state, seat_no, lang)
@@ -192,10 +215,12 @@ def render_private(table: GameTable, seats: list[Seat], model: fsm.TableModel,
                 lines.append(tr(lang, "winners", names=", ".join(names[s] for s in won)))
             rows.append([_btn(table, tr(lang, "play_again"), "again")])
         else:
-            lines.append(tr(lang, "game_over"))
+            won = p.winners(state)
+            lines.append(tr(lang, "winners", names=", ".join(names[s] for s in won))
+                         if won else tr(lang, "game_over"))
         return View("\n".join(lines), rows)
-    if single:
-        lines += _log_lines(table, seats, lang)
+    lines += _log_lines(table, seats, lang, seat_no if seat is not None else None,
+                        group=not single)
     on_turn = model.game.to_act(state)
     if seat is not None and (seat.ui or {}).get("resign"):  # "really resign?"
         if on_turn is not None and on_turn != seat_no:
@@ -221,7 +246,8 @@ def render_private(table: GameTable, seats: list[Seat], model: fsm.TableModel,
     if seat is not None and seat.away:
         rows.append([_btn(table, tr(lang, "im_back"), "back")])
     if seat is not None and table.fsm_state in fsm.PLAYING:
-        rows.append([_btn(table, tr(lang, "tl.resign"), "resign")])
+        rows.append([_btn(table, tr(lang, "tl.resign"), "resign"),
+                     _btn(table, tr(lang, "log_button"), "log")])
     return View("\n".join(lines), rows, repost=mine and not single)
 
 

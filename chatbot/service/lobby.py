@@ -13,13 +13,13 @@ from storage.models import GameTable, Player, Seat
 
 from ..i18n import tr
 from ..presenters import presenter
-from . import deadlines, outgoing, play, store, table_life
+from . import deadlines, history, outgoing, play, store, table_life
 from .api import Outcome, Refusal, UserRef
 from .transaction import Ctx
 
 TIMEOUT_CHOICES = (30, 60, 120, 0)
 # buttons whose meaning never goes stale ("resign" is checked against the seat's question)
-VERSION_FREE = frozenset({"join", "leave", "cards", "back", "resign"})
+VERSION_FREE = frozenset({"join", "leave", "cards", "back", "resign", "log"})
 Handler = Callable[[Ctx, GameTable, list[Seat], Player, UserRef, str], Outcome]
 
 
@@ -230,4 +230,5 @@ UI: dict[str, Handler] = {
     "join": join, "leave": leave, "kick": kick, "start": start, "stop": stop, "cards": cards,
     "back": back, "again": table_life.again, "fill": table_life.fill, "clock": clock,
     "cur": currency, "opt": game_option, "lvl": cpu_level, "resign": table_life.resign,
+    "log": history.history,
 }

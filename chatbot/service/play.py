@@ -21,7 +21,7 @@ from . import cpu, deadlines, lobby, outgoing, store
 from .api import Outcome, Refusal, UserRef
 from .transaction import Ctx
 
-LOG_LENGTH = 6
+LOG_LENGTH = 120  # public events kept: the round's (a new round starts a new log)
 _QUIET_EVENTS = ("showdown", "payout", "game_over", "game_start", "deal")
 
 

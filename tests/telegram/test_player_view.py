@@ -177,3 +177,62 @@ def test_rules_ask_which_game_or_show_the_tables_own(
     fake.wait_for(lambda: any(f"Tisch #{game.table_id} (Schwimmen)" in (m["text"] or "")
                               for m in fake.messages(1742)), WAIT,
                   message="which table the player sits at")
+
+
+def test_every_move_since_your_last_turn_and_the_whole_round_on_request(
+        fake: FakeBotApi, start_bot: Callable[..., BotProcess], sqlite_url: str) -> None:
+    """Issue 17, item 5: in four-player Scat a player never saw Anna's move nor their own
+    discard (only the last 3 moves showed). On their turn the view lists every move since
+    their previous turn; "📜 Verlauf" sends every move of the round."""
+    start_bot(sqlite_url, CPU_DELAY="0")
+    user = 1751
+    fake.send_text(user, user, "/new scat 3 anfaenger")
+    table = fake.wait_for(lambda: next((m for m in fake.messages(user, include_deleted=False)
+                                        if table_of(m) and any(c.startswith("draw")
+                                                               for c in codes(m))), None),
+                          WAIT, message="the Scat table on the player's turn")
+    table_id, message_id = table_of(table), table["message_id"]
+    for _ in range(2):  # draw, then discard: the player's own turn
+        now = fake.message(user, message_id)
+        data = next(d for c, d in codes(now, table_id).items() if c.startswith(("draw", "drop")))
+        fake.press(user, user, message_id, data)
+        fake.wait_for(lambda n=now: (m := fake.message(user, message_id))
+                      and m["text"] != n["text"], WAIT, message="the move shown")
+    again = fake.wait_for(lambda: (m := fake.message(user, message_id))
+                          and any(c.startswith("draw") for c in codes(m, table_id)) and m,
+                          WAIT, message="the player's next turn")
+    moves = [line for line in again["text"].splitlines() if line.startswith("· ")]
+    assert len(moves) >= 8, again["text"]  # own draw and discard, and the three CPUs' two each
+    for cpu in ("Anna", "Bernd", "Clara"):
+        assert any(cpu in line for line in moves), (cpu, moves)
+    log = codes(again, table_id)["log"]
+    assert ("📜 Verlauf", log) in buttons(again)
+    fake.press(user, user, message_id, log)
+    sent = fake.wait_for(lambda: next((m for m in fake.messages(user)
+                                       if m["text"].startswith("📜 Tisch")), None),
+                         WAIT, message="the round's log")
+    assert len([line for line in sent["text"].splitlines() if line.startswith("· ")]) >= 10
+
+
+def test_a_group_game_can_be_played_from_the_private_chat(
+        fake: FakeBotApi, start_bot: Callable[..., BotProcess], sqlite_url: str) -> None:
+    """Issue 17, item 6: the private hand message of a group game lacked the table (the
+    middle cards in Schwimmen) and said only "Spiel vorbei." at the end; now it carries what
+    the group's table shows and the result."""
+    import random
+
+    from .harness import GroupGame
+
+    start_bot(sqlite_url)
+    names = {1761: "Ada", 1762: "Ben"}
+    game = GroupGame(fake, -1760, list(names), names, random.Random(6))
+    game.hello()
+    game.open()
+    for user in names:
+        hand = fake.wait_for(lambda u=user: game.hand_message(u), WAIT, message="the hand")
+        assert "Mitte:" in hand["text"] and f"#{game.table_id}" in hand["text"]
+    game.play_to_end()
+    for user in names:
+        end = fake.wait_for(lambda u=user: (m := game.hand_message(u))
+                            and "🏆" in m["text"] and m, WAIT, message="the result privately")
+        assert "Spiel vorbei." not in end["text"]

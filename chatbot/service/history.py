@@ -1,0 +1,29 @@
+"""📜 The round's log on request: every move of the round so far (a view shows only those
+since the viewer's latest turn), sent to the presser's private chat."""
+
+from __future__ import annotations
+
+from storage.models import GameTable, Player, Seat
+
+from ..i18n import tr
+from ..views import log_texts
+from . import outgoing, store
+from .api import Outcome, UserRef
+from .transaction import Ctx
+
+ALERT_LIMIT = 190  # characters of an answer shown as an alert (Telegram takes 200)
+
+
+def history(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
+            code: str) -> Outcome:
+    lines = log_texts(table, seats, ctx.lang, group=not table.is_private)
+    text = "\n".join([tr(ctx.lang, "log_title", id=table.id), *lines]) if lines \
+        else tr(ctx.lang, "log_empty")
+    chat = store.get_chat(ctx.session, table.chat_id)
+    target = chat.external_id if table.is_private and chat is not None \
+        else player.private_chat_id
+    if target is None:  # nowhere private to write: the end of it as an alert
+        return Outcome(text[-ALERT_LIMIT:], alert=True, table_id=table.id)
+    outgoing.queue(ctx, chat.platform if chat else ctx.platform, target, table.id, None,
+                   False, text, [])
+    return Outcome(None if table.is_private else tr(ctx.lang, "log_sent"), table_id=table.id)
