@@ -118,7 +118,7 @@ def _lobby(table: GameTable, seats: list[Seat], lang: str) -> View:
     currencies = getattr(p, "CURRENCIES", None)
     if currencies:
         cur = table.options.get("currency", "coins")
-        rows[3].append(_btn(table, currencies.get(cur, "🪙"), "cur"))
+        rows[3].append(_btn(table, p.currency_label(cur, lang), "cur"))
     return View(text + f"\n{clock} · {fill}", rows)
 
 
@@ -221,6 +221,13 @@ def render_private(table: GameTable, seats: list[Seat], model: fsm.TableModel,
         return View("\n".join(lines), rows)
     lines += _log_lines(table, seats, lang, seat_no if seat is not None else None,
                         group=not single)
+    seat_out = getattr(p, "seat_out", None)
+    if seat is not None and seat_out is not None and seat_out(state, seat_no):
+        lines.append(tr(lang, "spectator"))  # out: one message, edited, no turn of their own
+        if single and table.fsm_state in fsm.PLAYING:
+            rows.append([_btn(table, tr(lang, "skip_to_result"), "skip"),
+                         _btn(table, tr(lang, "play_again"), "skip.again")])
+        return View("\n".join(lines), rows)
     on_turn = model.game.to_act(state)
     if seat is not None and (seat.ui or {}).get("resign"):  # "really resign?"
         if on_turn is not None and on_turn != seat_no:

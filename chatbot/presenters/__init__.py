@@ -3,8 +3,10 @@
 A presenter module offers (see ``schwimmen`` for the reference):
 
 - ``GAME_ID``, ``NAMES`` (``{"de": ..., "en": ...}``), ``DEFAULT_TABLE_OPTIONS`` (dict);
-  optional ``CURRENCIES`` (display choices), ``OPTION_CHOICES`` (engine option key → list of
-  values, first = default) with ``option_label(key, value, lang)``, shown as lobby buttons;
+  optional ``CURRENCIES`` (display choices) with ``currency_label(currency, lang)``,
+  ``OPTION_CHOICES`` (engine option key → list of values, first = default) with
+  ``option_label(key, value, lang)``, shown as lobby buttons and in the private game menu;
+  optional ``seat_out(state, seat)`` (games where a player can be knocked out);
 - ``rules(lang)`` → short rules text;
 - ``public_lines(state, names, lang, table_options, marks)`` → status lines without any hidden
   card (group table message);

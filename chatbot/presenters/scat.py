@@ -279,7 +279,7 @@ def action_buttons(state: game.State, seat: int, lang: str,
         for a in drops:
             key = "scat.btn.drop_new" if a.card is state.drawn else "scat.btn.drop"
             row.append((tr(lang, key, card=a.card.symbol), a.code))  # type: ignore[union-attr]
-        return [row]
+        return [row] if len(row) <= 4 else [row[:3], row[3:]]  # a phone: at most 4 a row
     first: list[tuple[str, str]] = []
     second: list[tuple[str, str]] = []
     for a in legal:
@@ -391,3 +391,8 @@ def winners(state: game.State) -> list[int]:
 def standings(state: game.State, names: list[str]) -> list[dict[str, Any]]:
     return [{"seat": s, "name": names[s], "tokens": state.lives[s],
              "bus": state.on_bus[s], "out": state.out[s]} for s in range(state.seats)]
+
+
+def seat_out(state: game.State, seat: int) -> bool:
+    """Whether the seat is out of the game (it watches the rest)."""
+    return bool(state.out[seat])

@@ -17,6 +17,7 @@ DEFAULT_TABLE_OPTIONS: dict[str, Any] = {"currency": "coins"}
 
 register("de", {
     "sw.middle": "Mitte: {cards}",
+    "sw.currency": "Währung: {cur}",
     "sw.hand": "Deine Karten: {cards} (Wert {value})",
     "sw.pot": "Pott: {pot}",
     "sw.passed": "geschoben",
@@ -59,6 +60,7 @@ register("de", {
 })
 register("en", {
     "sw.middle": "Middle: {cards}",
+    "sw.currency": "Currency: {cur}",
     "sw.hand": "Your cards: {cards} (value {value})",
     "sw.pot": "Pot: {pot}",
     "sw.passed": "passed",
@@ -109,6 +111,12 @@ def _c(code_or_codes: Any) -> str:
 
 def money(n: int, currency: str) -> str:
     return f"{n} {CURRENCIES.get(currency, CURRENCIES['coins'])}"
+
+
+def currency_label(currency: str, lang: str) -> str:
+    """The button text for the currency a table plays for ("Währung: 🪙")."""
+    from ..i18n import tr
+    return tr(lang, "sw.currency", cur=CURRENCIES.get(currency, CURRENCIES["coins"]))
 
 
 def rules(lang: str) -> str:
@@ -248,3 +256,8 @@ def winners(state: game.State) -> list[int]:
 def standings(state: game.State, names: list[str]) -> list[dict[str, Any]]:
     return [{"seat": s, "name": names[s], "coins": state.coins[s], "out": state.out[s]}
             for s in range(state.seats)]
+
+
+def seat_out(state: game.State, seat: int) -> bool:
+    """Whether the seat is out of the game (it watches the rest)."""
+    return bool(state.out[seat])

@@ -13,7 +13,7 @@ from storage.models import GameTable, Player, Seat
 
 from ..i18n import tr
 from ..presenters import presenter
-from . import deadlines, history, outgoing, play, store, table_life
+from . import deadlines, history, outgoing, play, spectate, store, table_life
 from .api import Outcome, Refusal, UserRef
 from .transaction import Ctx
 
@@ -230,5 +230,5 @@ UI: dict[str, Handler] = {
     "join": join, "leave": leave, "kick": kick, "start": start, "stop": stop, "cards": cards,
     "back": back, "again": table_life.again, "fill": table_life.fill, "clock": clock,
     "cur": currency, "opt": game_option, "lvl": cpu_level, "resign": table_life.resign,
-    "log": history.history,
+    "log": history.history, "skip": spectate.skip,
 }

@@ -8,19 +8,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlmodel import Session
+from sqlalchemy import func
+from sqlmodel import Session, col, or_, select
 
 import fsm
-from storage.models import Chat, GameTable, Outbox, Player, Seat
+from storage.models import Chat, GameTable, MessageSlot, Outbox, Player, Seat
 
 from ..i18n import LANGUAGES, pick_language, tr
 from ..presenters import presenter
 from ..views import render_private, render_table
 from . import store
 from .api import Settings
-from .transaction import Ctx
+from .transaction import _QUEUED, Ctx
 
 Rows = list[list[tuple[str, str]]]
+BURIED_AFTER = 5  # messages below a group table (not pinned) before its next view reposts it
+_PLAYING = (fsm.DEALING, fsm.EXCHANGE, fsm.TURN, fsm.FINAL_ROUND, fsm.SHOWDOWN, fsm.PAYOUT)
 
 
 def language_of(chat: Chat | None, settings: Settings, session: Session | None = None) -> str:
@@ -47,7 +50,75 @@ def queue(ctx: Ctx, platform: str, chat: str, table_id: int | None, slot: str | 
         "platform": platform, "chat_external_id": chat, "table_id": table_id, "slot": slot,
         "repost": repost, "fresh": fresh, "text": text, "buttons": [[list(b) for b in row] for row in rows],
         "status": "pending", "attempts": 0, "not_before": ctx.now, "created_at": ctx.now,
-        "sent_at": None, "error": None})
+        "sent_at": None, "error": None, "action": None})
+
+
+def act(ctx: Ctx, chat: Chat, table_id: int | None, slot: str, action: str) -> None:
+    """Act on the message a slot shows: ``delete``, ``pin`` or ``unpin`` it (no view)."""
+    ctx.queue(Outbox, {
+        "platform": chat.platform, "chat_external_id": chat.external_id, "table_id": table_id,
+        "slot": slot, "repost": False, "fresh": False, "text": "", "buttons": [],
+        "status": "pending", "attempts": 0, "not_before": ctx.now, "created_at": ctx.now,
+        "sent_at": None, "error": None, "action": action})
+
+
+def reminder_slot(table: GameTable) -> str:
+    return f"r{table.id}"
+
+
+def remind(ctx: Ctx, table: GameTable, text: str) -> None:
+    """A turn reminder in the table's chat: one at a time (a newer one replaces it), deleted
+    once the turn is played (``forget_reminder``)."""
+    chat = store.get_chat(ctx.session, table.chat_id)
+    if chat is not None:
+        say(ctx, chat, text, slot=reminder_slot(table), fresh=True)
+
+
+def forget_reminder(ctx: Ctx, table: GameTable) -> None:
+    chat = store.get_chat(ctx.session, table.chat_id)
+    if chat is not None:
+        act(ctx, chat, table.id, reminder_slot(table), "delete")
+
+
+def _keep_in_view(ctx: Ctx, chat: Chat, table: GameTable, slot_name: str) -> tuple[bool, str | None]:
+    """Keep a group table in sight: pinned while its game runs (asked once; the adapter
+    refuses where the bot may not pin, remembered in the slot), unpinned after; a table that
+    is not pinned is posted anew once more than ``BURIED_AFTER`` messages went to the chat
+    after it. Returns (repost the view, ``pin``/``unpin`` to queue)."""
+    slot = ctx.session.exec(select(MessageSlot).where(
+        MessageSlot.platform == chat.platform, MessageSlot.chat_external_id == chat.external_id,
+        MessageSlot.slot == slot_name)).first()
+    if slot is None:  # not posted yet
+        return False, None
+    action = None
+    if table.fsm_state in _PLAYING:
+        if slot.pinned is None:
+            slot.pinned, action = True, "pin"  # (the delivery sets False when refused)
+            ctx.session.add(slot)
+        if slot.pinned:
+            return False, action
+    elif slot.pinned:
+        slot.pinned, action = None, "unpin"
+        ctx.session.add(slot)
+    return _below(ctx, chat, slot_name, slot.message_id) > BURIED_AFTER, action
+
+
+def _below(ctx: Ctx, chat: Chat, slot_name: str, message_id: str) -> int:
+    """How many messages the bot posted in a chat after the message a slot shows (counting
+    plain messages and commands' answers; views edited in place and deleted reminders add
+    none). Messages people write there are not counted (the bot rarely sees them)."""
+    where = (Outbox.platform == chat.platform, Outbox.chat_external_id == chat.external_id)
+    first = ctx.session.exec(select(func.min(Outbox.id)).where(
+        *where, Outbox.slot == slot_name, Outbox.message_id == message_id)).first()
+    if first is None:
+        return 0
+    count = ctx.session.exec(select(func.count()).select_from(Outbox).where(
+        *where, col(Outbox.status).in_(("pending", "sent")), col(Outbox.id) > first,
+        col(Outbox.action).is_(None),
+        or_(col(Outbox.slot).is_(None), col(Outbox.fresh).is_(True)))).one()
+    queued = ctx.session.info.get(_QUEUED, {}).get(Outbox, [])
+    return count + sum(1 for r in queued if r["chat_external_id"] == chat.external_id
+                       and not r.get("action") and (r["slot"] is None or r["fresh"]))
 
 
 def say(ctx: Ctx, chat: Chat, text: str, rows: Rows | None = None, slot: str | None = None,
@@ -69,10 +140,20 @@ def announce_result(ctx: Ctx, table: GameTable, seats: list[Seat],
     chat = store.get_chat(ctx.session, table.chat_id)
     if chat is None:
         return
+    if table.is_private and model.state != fsm.FINISHED and spectating(table, seats, model):
+        return  # the person is out: the table message shows how the CPUs get on
     lines = presenter(table.game).result_lines(model.engine_state, [s.name for s in seats],
                                                language(ctx, chat), table.options)
     if lines:
         say(ctx, chat, "\n".join(lines))
+
+
+def spectating(table: GameTable, seats: list[Seat], model: fsm.TableModel) -> bool:
+    """Whether the person of a private table is out of the game (CPUs play on)."""
+    out = getattr(presenter(table.game), "seat_out", None)
+    human = next((s for s in seats if not s.is_cpu), None)
+    return bool(out and human is not None and model.engine_state is not None
+                and out(model.engine_state, human.seat_no))
 
 
 def mention(platform: str, player: Player | None, seat: Seat) -> str:
@@ -102,7 +183,13 @@ def emit(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel,
     players = {s.player_id: p for s in seats if s.player_id
                and (p := store.get_player(ctx.session, s.player_id)) is not None}
     view = render_table(table, seats, model, lang, players, ctx.settings.start_link)
-    say(ctx, chat, view.text, view.rows, slot=f"t{table.id}")
+    slot_name = f"t{table.id}"
+    repost_table, action = _keep_in_view(ctx, chat, table, slot_name)
+    if action == "unpin":  # (the message still pinned, before a repost replaces it)
+        act(ctx, chat, table.id, slot_name, action)
+    say(ctx, chat, view.text, view.rows, slot=slot_name, repost=repost_table)
+    if action == "pin":
+        act(ctx, chat, table.id, slot_name, action)
     if table.fsm_state == fsm.LOBBY:
         return
     for seat in seats:
