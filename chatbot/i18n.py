@@ -62,7 +62,7 @@ _DE: dict[str, str] = {
                        "laufenden Tisch eröffnet hat.",
     "seated_only": "Das können nur die Spieler dieses Tisches (oder ein Admin).",
     # lobby
-    "lobby": "🃏 {game} – neuer Tisch\nEröffnet von {opener}. Mitspieler ({min}–{max}):\n{players}",
+    "lobby": "🃏 {game} – neuer Tisch\nEröffnet von {opener}. Mitspieler ({count}):\n{players}",
     "lobby_empty": "(noch niemand)",
     "join": "Mitmachen",
     "leave": "Aussteigen",
@@ -98,7 +98,9 @@ _DE: dict[str, str] = {
     "new_game": "Neues Spiel",
     "last_move": "Zuletzt: {text}",
     "hand_private_hint": "Deine Karten und Züge schicke ich dir privat.",
-    "start_bot_hint": "{names}: Bitte startet mich einmal privat, damit ich euch eure Karten "
+    "start_bot_hint": "{names}: Bitte starte mich einmal privat, damit ich dir deine Karten "
+                      "schicken kann: {link}|"
+                      "{names}: Bitte startet mich einmal privat, damit ich euch eure Karten "
                       "schicken kann: {link}",
     "reminder": "⏰ {mention}, du bist am Zug (noch {seconds} s).",
     "timed_out": "⌛ {name} war zu langsam – die CPU hat für {name} gezogen.",
@@ -166,7 +168,7 @@ _EN: dict[str, str] = {
     "language_denied": "Only admins – and whoever opened the running table – can change "
                        "the group's language.",
     "seated_only": "Only the players at this table (or an admin) can do that.",
-    "lobby": "🃏 {game} – new table\nOpened by {opener}. Players ({min}–{max}):\n{players}",
+    "lobby": "🃏 {game} – new table\nOpened by {opener}. Players ({count}):\n{players}",
     "lobby_empty": "(nobody yet)",
     "join": "Join",
     "leave": "Leave",
@@ -227,9 +229,14 @@ def register(lang: str, texts: dict[str, str]) -> None:
 
 
 def tr(lang: str | None, key: str, **values: object) -> str:
-    """The text for ``key`` in ``lang`` (falls back to German, then to the key)."""
+    """The text for ``key`` in ``lang`` (falls back to German, then to the key). A text with
+    two forms, ``singular|plural``, is chosen by the value ``n`` (German and English both say
+    one thing for 1 and another for every other number)."""
     table = _TEXTS.get(lang or DEFAULT_LANGUAGE, _DE)
     text = table[key] if key in table else _DE.get(key, key)
+    if "|" in text and "n" in values:
+        one, _, other = text.partition("|")
+        text = one if values["n"] == 1 else other
     return text.format(**values) if values else text
 
 

@@ -99,7 +99,8 @@ def _lobby(table: GameTable, seats: list[Seat], lang: str) -> View:
               for i, name in enumerate(_cpu_names()[:cpus])]
     players = "\n".join(lines) or tr(lang, "lobby_empty")
     text = tr(lang, "lobby", game=p.NAMES.get(lang, table.game), opener=opener,
-              min=game.MIN_SEATS, max=game.MAX_SEATS, players=players)
+              count=str(game.MIN_SEATS) if game.MIN_SEATS == game.MAX_SEATS
+              else f"{game.MIN_SEATS}–{game.MAX_SEATS}", players=players)
     clock = f"⏱ {table.turn_timeout} s" if table.turn_timeout else "⏱ –"
     fill = tr(lang, "tl.cpu_line", n=cpus, level=level) if cpus else tr(lang, "tl.cpu_line_none")
     rows: Rows = [
@@ -173,6 +174,7 @@ def render_table(table: GameTable, seats: list[Seat], model: fsm.TableModel, lan
                and not (players.get(s.player_id) and players[s.player_id].private_chat_id)]
     if missing and start_link is not None:
         lines.append(tr(lang, "start_bot_hint", names=", ".join(s.name for s in missing),
+                        n=len(missing),
                         link=start_link(table.id)))  # type: ignore[arg-type]
     row = [_btn(table, tr(lang, "my_cards"), "cards"), _btn(table, tr(lang, "log_button"), "log")]
     if table.fsm_state == fsm.PAYOUT:

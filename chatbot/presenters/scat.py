@@ -22,7 +22,7 @@ OPTION_CHOICES: dict[str, list[Any]] = {
 }
 
 register("de", {
-    "scat.table": "Ablage: {top} · Stapel: {n} Karten",
+    "scat.table": "Ablage: {top} · Stapel: {n} Karte|Ablage: {top} · Stapel: {n} Karten",
     "scat.table_empty": "Ablage: {top} · Stapel: leer",
     "scat.tiebreak": "Stechen",
     "scat.tokens": "{n}× 🪙",
@@ -32,7 +32,8 @@ register("de", {
     "scat.knocker": "✊ geklopft",
     "scat.sits_out": "setzt aus",
     "scat.reentered": "↩",
-    "scat.knocked": "✊ {name} hat geklopft – noch {n} letzte(r) Zug/Züge.",
+    "scat.knocked": "✊ {name} hat geklopft – noch {n} letzter Zug.|"
+                    "✊ {name} hat geklopft – noch {n} letzte Züge.",
     "scat.mid_turn": "{name} hat gezogen und legt gleich ab.",
     "scat.hand": "Deine Karten: {cards} (Wert {value})",
     "scat.drawn_stock": "Gezogen vom Stapel: {card} – lege eine Karte ab (bestes Blatt danach: "
@@ -100,7 +101,7 @@ register("de", {
     ),
 })
 register("en", {
-    "scat.table": "Discard: {top} · Stock: {n} cards",
+    "scat.table": "Discard: {top} · Stock: {n} card|Discard: {top} · Stock: {n} cards",
     "scat.table_empty": "Discard: {top} · Stock: empty",
     "scat.tiebreak": "tie-break",
     "scat.tokens": "{n}× 🪙",
@@ -110,7 +111,8 @@ register("en", {
     "scat.knocker": "✊ knocked",
     "scat.sits_out": "sits out",
     "scat.reentered": "↩",
-    "scat.knocked": "✊ {name} knocked – {n} last turn(s) left.",
+    "scat.knocked": "✊ {name} knocked – {n} last turn left.|"
+                    "✊ {name} knocked – {n} last turns left.",
     "scat.mid_turn": "{name} has drawn and is about to discard.",
     "scat.hand": "Your cards: {cards} (value {value})",
     "scat.drawn_stock": "Drawn from the stock: {card} – discard a card (best hand after: "

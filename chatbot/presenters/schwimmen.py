@@ -23,7 +23,8 @@ register("de", {
     "sw.passed": "geschoben",
     "sw.swims": "🏊 schwimmt",
     "sw.out": "✖ raus",
-    "sw.knocked": "✊ {name} hat geklopft – noch {n} letzte(r) Zug/Züge.",
+    "sw.knocked": "✊ {name} hat geklopft – noch {n} letzter Zug.|"
+                  "✊ {name} hat geklopft – noch {n} letzte Züge.",
     "sw.swap": "{give} ⇄ {take}",
     "sw.swap_all": "Alle 3 tauschen",
     "sw.pass": "Schieben",
@@ -66,7 +67,7 @@ register("en", {
     "sw.passed": "passed",
     "sw.swims": "🏊 swimming",
     "sw.out": "✖ out",
-    "sw.knocked": "✊ {name} knocked – {n} last turn(s) left.",
+    "sw.knocked": "✊ {name} knocked – {n} last turn left.|✊ {name} knocked – {n} last turns left.",
     "sw.swap": "{give} ⇄ {take}",
     "sw.swap_all": "Swap all 3",
     "sw.pass": "Pass",

@@ -137,3 +137,32 @@ def test_run_fast_names_a_short_last_triple_as_it_is():
             "data": {"cards": ["7H", "7S", "7D", "9C"], "kind": "triple_two"}}
     assert "Drilling mit einer" in RF.event_text(four, NAMES, "de")
     assert "triple with one" in RF.event_text(four, NAMES, "en")
+
+
+def test_real_plurals_and_the_hint_addresses_one_person_or_several():
+    """Issue 17, item 13: "noch 2 letzte(r) Zug/Züge", "Bitte startet mich" to one person."""
+    from chatbot.i18n import tr
+
+    assert tr("de", "sw.knocked", name="Ida", n=1) == "✊ Ida hat geklopft – noch 1 letzter Zug."
+    assert tr("de", "sw.knocked", name="Ida", n=2) == "✊ Ida hat geklopft – noch 2 letzte Züge."
+    assert tr("en", "scat.knocked", name="Ida", n=1) == "✊ Ida knocked – 1 last turn left."
+    assert tr("en", "scat.knocked", name="Ida", n=3) == "✊ Ida knocked – 3 last turns left."
+    assert tr("de", "scat.table", top="7♥", n=1).endswith("Stapel: 1 Karte")
+    one = tr("de", "start_bot_hint", names="Ida", n=1, link="L")
+    two = tr("de", "start_bot_hint", names="Ida, Ben", n=2, link="L")
+    assert "Bitte starte mich" in one and "dir deine Karten" in one
+    assert "Bitte startet mich" in two
+
+
+def test_no_text_writes_a_plural_in_brackets():
+    """Every registered text, German and English: no "Karte(n)", "letzte(r)", "turn(s)"."""
+    import re
+
+    import chatbot.service  # noqa: F401  (registers every module's texts)
+    import chatbot.views  # noqa: F401
+    from chatbot.i18n import _TEXTS
+
+    bad = re.compile(r"\w\((n|r|e|en|s|es)\)|/Züge")
+    found = [(lang, key) for lang, texts in _TEXTS.items() for key, text in texts.items()
+             if bad.search(text)]
+    assert found == [], found
