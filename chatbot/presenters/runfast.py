@@ -81,7 +81,8 @@ register("de", {
     "rf.ev.pass": "{name} passt.",
     "rf.ev.lead": "Alle passen – {name} spielt neu aus.",
     "rf.result": "Hand {n} von {total} vorbei – {name} ist zuerst fertig!",
-    "rf.result.left": "{name}: {n} Karte(n) übrig ({cards}) → zahlt {paid}",
+    "rf.result.left": "{name}: {n} Karte übrig ({cards}) → zahlt {paid}|"
+                      "{name}: {n} Karten übrig ({cards}) → zahlt {paid}",
     "rf.result.shut": "{name}: keine Karte gespielt – zahlt doppelt: {paid} ({cards})",
     "rf.result.gets": "{name} bekommt {n} Punkte für Karten.",
     "rf.result.bombs": "💣 Bomben: {list}",
@@ -161,7 +162,8 @@ register("en", {
     "rf.ev.pass": "{name} passes.",
     "rf.ev.lead": "Everybody passed – {name} leads again.",
     "rf.result": "Hand {n} of {total} over – {name} went out first!",
-    "rf.result.left": "{name}: {n} card(s) left ({cards}) → pays {paid}",
+    "rf.result.left": "{name}: {n} card left ({cards}) → pays {paid}|"
+                      "{name}: {n} cards left ({cards}) → pays {paid}",
     "rf.result.shut": "{name}: played no card – pays double: {paid} ({cards})",
     "rf.result.gets": "{name} collects {n} points for cards.",
     "rf.result.bombs": "💣 Bombs: {list}",
