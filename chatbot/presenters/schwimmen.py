@@ -29,13 +29,14 @@ register("de", {
     "sw.swap_all": "Alle 3 tauschen",
     "sw.pass": "Schieben",
     "sw.knock": "Klopfen",
+    "sw.stay": "Behalten",
     "sw.ev.swap": "{name} tauscht {give} gegen {take}.",
     "sw.ev.swap_all": "{name} tauscht alle drei Karten ({take}).",
     "sw.ev.swap_hidden": "{name} tauscht eine Karte.",
     "sw.ev.swap_all_hidden": "{name} tauscht alle drei Karten.",
     "sw.ev.pass": "{name} schiebt.",
     "sw.ev.knock": "{name} klopft!",
-    "sw.ev.knock_again": "{name} klopft noch einmal.",
+    "sw.ev.knock_again": "{name} behält die Karten.",
     "sw.ev.deal": "Runde {n} ist ausgeteilt, {name} beginnt.",
     "sw.result": "Runde {n} vorbei{why}:",
     "sw.why.31": " – {name} hat 31",
@@ -72,13 +73,14 @@ register("en", {
     "sw.swap_all": "Swap all 3",
     "sw.pass": "Pass",
     "sw.knock": "Knock",
+    "sw.stay": "Keep",
     "sw.ev.swap": "{name} swaps {give} for {take}.",
     "sw.ev.swap_all": "{name} swaps all three cards ({take}).",
     "sw.ev.swap_hidden": "{name} swaps a card.",
     "sw.ev.swap_all_hidden": "{name} swaps all three cards.",
     "sw.ev.pass": "{name} passes.",
     "sw.ev.knock": "{name} knocks!",
-    "sw.ev.knock_again": "{name} knocks again.",
+    "sw.ev.knock_again": "{name} keeps the cards.",
     "sw.ev.deal": "Round {n} is dealt, {name} starts.",
     "sw.result": "Round {n} over{why}:",
     "sw.why.31": " – {name} has 31",
@@ -177,8 +179,9 @@ def action_buttons(state: game.State, seat: int, lang: str,
             extra.append((tr(lang, "sw.swap_all"), a.code))
         elif a.kind == "pass":
             extra.append((tr(lang, "sw.pass"), a.code))
-        elif a.kind == "knock":
-            extra.append((tr(lang, "sw.knock"), a.code))
+        elif a.kind == "knock":  # after a knock it keeps the hand: "stay", not "knock"
+            extra.append((tr(lang, "sw.knock" if state.knocker is None else "sw.stay"),
+                          a.code))
     rows.extend(by_give.values())
     if extra:
         rows.append(extra)

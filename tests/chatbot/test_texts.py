@@ -166,3 +166,18 @@ def test_no_text_writes_a_plural_in_brackets():
     found = [(lang, key) for lang, texts in _TEXTS.items() for key, text in texts.items()
              if bad.search(text)]
     assert found == [], found
+
+
+def test_after_a_knock_the_stay_option_is_not_called_knock():
+    """Issue 17, item 13: in Schwimmen's last round the move that keeps the hand is
+    "Behalten" (it was labelled "Klopfen")."""
+    state = schwimmen.new_game(3, seed=11)
+    while schwimmen.to_act(state) is None or "knock" not in {
+            a.kind for a in schwimmen.legal_actions(state)}:
+        state, _ = schwimmen.apply(state, schwimmen.legal_actions(state)[0])
+    assert ("Klopfen", "knock") in SW.action_buttons(state, state.to_act, "de")[-1]
+    state, events = schwimmen.apply(state, "knock")
+    labels = [label for row in SW.action_buttons(state, state.to_act, "de") for label, _ in row]
+    assert "Behalten" in labels and "Klopfen" not in labels
+    state, events = schwimmen.apply(state, "knock")
+    assert SW.event_text(events[0].to_dict(), NAMES, "de").endswith("behält die Karten.")
