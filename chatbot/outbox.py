@@ -4,6 +4,12 @@ A platform adapter supplies ``send`` (post a new message, return its id), ``edit
 message; "not modified" counts as success) and ``delete``. This module decides what to do with
 each row: superseded views of the same slot are dropped, unchanged ones are skipped, failed
 ones are retried with backoff, and the slot's message id is remembered in the database.
+
+A row with an ``action`` shows no view but acts on its slot's message: ``delete`` it (a turn
+reminder once the turn is played; the slot is forgotten), ``pin`` it (``pinned`` in the slot
+row: ``False`` once the platform refused) or ``unpin`` it. A transport without ``pin``/``unpin``
+(Matrix, the console) refuses pinning. Action rows neither supersede a slot's views nor are
+superseded by them.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
-from sqlalchemy import bindparam, func, update
+from sqlalchemy import bindparam, case, delete, func, update
 from sqlalchemy import select as core_select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
@@ -59,12 +65,20 @@ class Item:
     unchanged: bool
     text_hash: str | None = None  # of text and rows, for slot items (computed once)
     fresh: bool = False  # post anew at the bottom even if unchanged (a command's answer)
+    action: str | None = None  # delete | pin | unpin the slot's message (no view)
 
 
 class Transport(Protocol):
     def send(self, chat: str, text: str, rows: list[list[list[str]]]) -> str: ...
     def edit(self, chat: str, message_id: str, text: str, rows: list[list[list[str]]]) -> None: ...
     def delete(self, chat: str, message_id: str) -> None: ...
+
+
+ACTIONS = ("delete", "pin", "unpin")
+
+
+class CannotPin(Permanent):
+    """The bot may not pin messages in this chat (or the platform has no pins)."""
 
 
 def _aware(when: datetime) -> datetime:
@@ -81,13 +95,14 @@ PER_CHAT = 20  # rows of one chat a pass looks at: a flooded chat never hides th
 # The oldest pending rows, at most PER_CHAT of each chat (in order within a chat).
 _QUEUE = core_select(
     _OUTBOX.c.id, _OUTBOX.c.chat_external_id, _OUTBOX.c.slot, _OUTBOX.c.repost,
-    _OUTBOX.c.fresh, _OUTBOX.c.text, _OUTBOX.c.buttons, _OUTBOX.c.not_before,
+    _OUTBOX.c.fresh, _OUTBOX.c.text, _OUTBOX.c.buttons, _OUTBOX.c.not_before, _OUTBOX.c.action,
     func.row_number().over(partition_by=_OUTBOX.c.chat_external_id,
                            order_by=_OUTBOX.c.id).label("place"),
 ).where(_OUTBOX.c.platform == bindparam("platform"), _OUTBOX.c.status == "pending").subquery()
 _PENDING = (core_select(_QUEUE.c.id, _QUEUE.c.chat_external_id, _QUEUE.c.slot, _QUEUE.c.repost,
                         _QUEUE.c.fresh,
-                        _QUEUE.c.text, _QUEUE.c.buttons, _QUEUE.c.not_before)
+                        _QUEUE.c.text, _QUEUE.c.buttons, _QUEUE.c.not_before,
+                        _QUEUE.c.action)
             .where(_QUEUE.c.place <= bindparam("per_chat"))
             .order_by(_QUEUE.c.id).limit(bindparam("limit")))
 _SLOTS = core_select(_SLOT.c.chat_external_id, _SLOT.c.slot, _SLOT.c.message_id,
@@ -97,8 +112,26 @@ _SLOTS = core_select(_SLOT.c.chat_external_id, _SLOT.c.slot, _SLOT.c.message_id,
 _DROP = update(_OUTBOX).where(_OUTBOX.c.id.in_(bindparam("ids", expanding=True)),
                               _OUTBOX.c.status == "pending").values(status="dropped")
 _SENT = update(_OUTBOX).where(_OUTBOX.c.id == bindparam("row_id")).values(
-    status="sent", sent_at=bindparam("sent_at"))
+    status="sent", sent_at=bindparam("sent_at"), message_id=bindparam("message_id"))
 _SLOT_UPSERT: dict[str, Any] = {}
+_FORGET_SLOT = delete(_SLOT).where(
+    _SLOT.c.platform == bindparam("s_platform"), _SLOT.c.chat_external_id == bindparam("s_chat"),
+    _SLOT.c.slot == bindparam("s_slot"), _SLOT.c.message_id == bindparam("s_message_id"))
+_PIN_REFUSED = update(_SLOT).where(
+    _SLOT.c.platform == bindparam("s_platform"), _SLOT.c.chat_external_id == bindparam("s_chat"),
+    _SLOT.c.slot == bindparam("s_slot")).values(pinned=False)
+
+
+def slot_effects(conn: Any, platform: str, item: Item, error: Exception | None) -> None:
+    """What an action row's outcome changes in its slot: a deleted message (or one that could
+    not be deleted for good) is forgotten; a refused pin is remembered."""
+    if item.action == "delete" and item.message_id is not None \
+            and (error is None or isinstance(error, Permanent)):
+        conn.execute(_FORGET_SLOT, {"s_platform": platform, "s_chat": item.chat,
+                                    "s_slot": item.slot, "s_message_id": item.message_id})
+    elif item.action == "pin" and isinstance(error, Permanent):
+        conn.execute(_PIN_REFUSED, {"s_platform": platform, "s_chat": item.chat,
+                                    "s_slot": item.slot})
 
 
 def _slot_upsert(dialect: str) -> Any:
@@ -113,7 +146,10 @@ def _slot_upsert(dialect: str) -> Any:
         stmt = base.on_conflict_do_update(
             index_elements=["platform", "chat_external_id", "slot"],
             set_={"message_id": base.excluded.message_id, "text_hash": base.excluded.text_hash,
-                  "updated_at": base.excluded.updated_at})
+                  "updated_at": base.excluded.updated_at,
+                  # a new message is not pinned (the old one's pin went with it)
+                  "pinned": case((_SLOT.c.message_id == base.excluded.message_id,
+                                  _SLOT.c.pinned), else_=None)})
         _SLOT_UPSERT[dialect] = stmt
     return stmt
 
@@ -144,17 +180,17 @@ class OutboxStore:
                 due_rows.append(r)
             newest: dict[tuple[str, str], int] = {}
             for r in due_rows:
-                if r.slot:
+                if r.slot and not r.action:
                     newest[(r.chat_external_id, r.slot)] = r.id
             slots: dict[tuple[str, str], Any] = {}
-            if newest:
-                chats = sorted({chat for chat, _ in newest})
+            if any(r.slot for r in due_rows):
+                chats = sorted({r.chat_external_id for r in due_rows if r.slot})
                 for s in conn.execute(_SLOTS, {"platform": self.platform, "chats": chats}):
                     slots[(s.chat_external_id, s.slot)] = s
         items: list[Item] = []
         dropped: list[int] = []
         for r in due_rows:
-            if r.slot and newest[(r.chat_external_id, r.slot)] != r.id:
+            if r.slot and not r.action and newest[(r.chat_external_id, r.slot)] != r.id:
                 dropped.append(r.id)
                 continue
             slot = slots.get((r.chat_external_id, r.slot)) if r.slot else None
@@ -164,7 +200,8 @@ class OutboxStore:
                 id=r.id, chat=r.chat_external_id, slot=r.slot, repost=r.repost, fresh=r.fresh,
                 text=r.text, rows=buttons,
                 message_id=slot.message_id if slot else None,
-                unchanged=bool(slot and slot.text_hash == digest), text_hash=digest))
+                unchanged=bool(slot and slot.text_hash == digest), text_hash=digest,
+                action=r.action))
         if dropped:
             with self._write_lock, self.engine.begin() as conn:
                 conn.execute(_DROP, {"ids": dropped})
@@ -172,6 +209,16 @@ class OutboxStore:
 
     def done(self, item: Item, message_id: str | None) -> None:
         self.done_many([(item, message_id)])
+
+    def _message_moved(self, item: Item) -> None:
+        """An action row meets the message its slot shows by the time it goes (a view before
+        it in the same pass may have posted the slot anew)."""
+        if item.action and item.slot:
+            with self._reader.connect() as conn:
+                found = conn.execute(core_select(_SLOT.c.message_id).where(
+                    _SLOT.c.platform == self.platform, _SLOT.c.chat_external_id == item.chat,
+                    _SLOT.c.slot == item.slot)).scalar()
+            item.message_id = found
 
     def done_many(self, delivered: list[tuple[Item, str | None]]) -> None:
         """Record delivered items (and their slots' messages) in one transaction."""
@@ -181,8 +228,11 @@ class OutboxStore:
         with self._write_lock, self.engine.begin() as conn:
             upsert = _slot_upsert(conn.dialect.name)
             for item, message_id in delivered:
-                found = conn.execute(_SENT, {"row_id": item.id, "sent_at": now}).rowcount
-                if not found or not item.slot or message_id is None:
+                found = conn.execute(_SENT, {"row_id": item.id, "sent_at": now,
+                                             "message_id": message_id}).rowcount
+                if found and item.action:
+                    slot_effects(conn, self.platform, item, None)
+                if not found or not item.slot or message_id is None or item.action:
                     continue
                 conn.execute(upsert, {
                     "platform": self.platform, "chat": item.chat, "slot": item.slot,
@@ -198,6 +248,8 @@ class OutboxStore:
             row.error = error[:500]
             if retry_after is None or row.attempts >= MAX_ATTEMPTS:
                 row.status = "failed"
+                if item.action:
+                    slot_effects(session.connection(), self.platform, item, Permanent(error))
             else:
                 backoff = max(retry_after, min(30.0, float(row.attempts)))
                 row.not_before = self.clock() + timedelta(seconds=backoff)
@@ -227,7 +279,10 @@ class OutboxStore:
 
 
 def plan(item: Item) -> str:
-    """What delivering an item takes: ``keep`` (nothing), ``send``, ``edit`` or ``repost``."""
+    """What delivering an item takes: ``keep`` (nothing), ``send``, ``edit`` or ``repost``;
+    or its action (``delete``, ``pin``, ``unpin``; ``keep`` when the slot shows nothing)."""
+    if item.action:
+        return item.action if item.message_id is not None else "keep"
     if item.slot is None or item.message_id is None:
         return "send"
     if item.fresh:
@@ -239,10 +294,13 @@ def plan(item: Item) -> str:
 
 def deliver(store: OutboxStore, item: Item, transport: Transport) -> None:
     """Deliver one item through a (blocking) transport, recording the outcome."""
+    store._message_moved(item)
     action = plan(item)
     try:
         message_id = item.message_id
-        if action == "send":
+        if action in ACTIONS:
+            _act(transport, action, item)
+        elif action == "send":
             message_id = transport.send(item.chat, item.text, item.rows)
         elif action == "edit":
             try:
@@ -277,7 +335,11 @@ async def deliver_async(item: Item, transport: AsyncTransport) -> tuple[str | No
     action = plan(item)
     message_id = item.message_id
     try:
-        if action == "send":
+        if action in ACTIONS:
+            result = _act(transport, action, item)
+            if result is not None:
+                await result
+        elif action == "send":
             message_id = await transport.send(item.chat, item.text, item.rows)
         elif action == "edit":
             try:
@@ -295,6 +357,30 @@ async def deliver_async(item: Item, transport: AsyncTransport) -> tuple[str | No
     except (Retry, Permanent) as exc:
         return None, exc
     return message_id, None
+
+
+class SlotMessages:
+    """The messages a pass's deliveries put in slots so far: an action row after a view of
+    its slot in the same pass acts on the message that view left (the claim read the older)."""
+
+    def __init__(self) -> None:
+        self._now: dict[tuple[str, str], str] = {}
+
+    def before(self, item: Item) -> None:
+        if item.action and item.slot and (item.chat, item.slot) in self._now:
+            item.message_id = self._now[(item.chat, item.slot)]
+
+    def after(self, item: Item, message_id: str | None, error: Exception | None) -> None:
+        if error is None and item.slot and not item.action and message_id is not None:
+            self._now[(item.chat, item.slot)] = message_id
+
+
+def _act(transport: Any, action: str, item: Item) -> Any:
+    """Call the transport for an action row (a coroutine with an async transport)."""
+    call = getattr(transport, action, None)
+    if call is None:  # a platform without pins
+        raise CannotPin(f"{action}: not supported")
+    return call(item.chat, item.message_id)
 
 
 DELETE_ATTEMPTS = 3  # retries of deleting a reposted view's old copy

@@ -46,6 +46,7 @@ from .outbox import (
     _hash,
     _slot_upsert,
     plan,
+    slot_effects,
 )
 
 LEASE_SECONDS = 15.0  # a dead process's chats are free again after this
@@ -126,7 +127,7 @@ _RELEASE = update(_LEASE).where(
     holder="", expires_at=bindparam("b_now"), sends=bindparam("b_sends"))
 _RANKED = core_select(
     _OUTBOX.c.id, _OUTBOX.c.chat_external_id, _OUTBOX.c.slot, _OUTBOX.c.repost,
-    _OUTBOX.c.fresh, _OUTBOX.c.text, _OUTBOX.c.buttons, _OUTBOX.c.not_before,
+    _OUTBOX.c.fresh, _OUTBOX.c.text, _OUTBOX.c.buttons, _OUTBOX.c.not_before, _OUTBOX.c.action,
     func.row_number().over(partition_by=_OUTBOX.c.chat_external_id,
                            order_by=_OUTBOX.c.id).label("place"),
 ).where(_OUTBOX.c.platform == bindparam("b_platform"), _OUTBOX.c.status == "pending",
@@ -134,7 +135,8 @@ _RANKED = core_select(
 # the oldest pending rows of the leased chats, at most PER_CHAT of each, in order, with the
 # message that shows each one's slot now (if any)
 _QUEUE = (core_select(_RANKED.c.id, _RANKED.c.chat_external_id, _RANKED.c.slot,
-                      _RANKED.c.repost, _RANKED.c.fresh, _RANKED.c.text, _RANKED.c.buttons, _RANKED.c.not_before,
+                      _RANKED.c.repost, _RANKED.c.fresh, _RANKED.c.text, _RANKED.c.buttons,
+                      _RANKED.c.not_before, _RANKED.c.action,
                       _SLOT.c.message_id, _SLOT.c.text_hash)
           .select_from(_RANKED.outerjoin(_SLOT, and_(
               _SLOT.c.platform == bindparam("b_platform"),
@@ -257,14 +259,14 @@ class ClaimingOutbox:
                 waiting.add(chat)
                 continue
             rows_by_chat[chat].append(r)
-        newest = {(r.chat_external_id, r.slot): r.id
-                  for rows in rows_by_chat.values() for r in rows if r.slot}
+        newest = {(r.chat_external_id, r.slot): r.id  # (action rows supersede no view)
+                  for rows in rows_by_chat.values() for r in rows if r.slot and not r.action}
         items: list[Item] = []
         dropped: list[int] = []
         for chat, rows in rows_by_chat.items():
             sends = list(recent[chat])
             for r in rows:
-                if r.slot and newest[(chat, r.slot)] != r.id:
+                if r.slot and not r.action and newest[(chat, r.slot)] != r.id:
                     dropped.append(r.id)
                     continue
                 if len(items) >= limit:
@@ -276,7 +278,7 @@ class ClaimingOutbox:
                             rows=buttons, message_id=r.message_id if r.slot else None,
                             unchanged=bool(r.slot and r.message_id is not None
                                            and r.text_hash == digest),
-                            text_hash=digest)
+                            text_hash=digest, action=r.action)
                 if plan(item) != "keep":
                     wait = chat_wait(sends, now, self.limits, self.is_group(chat))
                     if wait > 0:
@@ -343,11 +345,14 @@ class ClaimingOutbox:
                 self._record_calls(conn, claim, calls, now_dt.timestamp())
             upsert = _slot_upsert(conn.dialect.name)
             sent, slots, failed = [], [], []
+            acted = []
             for item, message_id, error in outcomes:
+                if item.action and not isinstance(error, Retry):
+                    acted.append((item, error))
                 if error is None:
                     sent.append({"b_row_id": item.id, "b_sent_at": now_dt,
                                  "b_message_id": message_id})
-                    if item.slot and message_id is not None:
+                    if item.slot and message_id is not None and not item.action:
                         slots.append({
                             "platform": self.platform, "chat": item.chat, "slot": item.slot,
                             "message_id": message_id,
@@ -359,6 +364,8 @@ class ClaimingOutbox:
                 conn.execute(_SENT, sent)
             if slots:
                 conn.execute(upsert, slots)
+            for item, error in acted:  # (after the slots: a view of the pass came first)
+                slot_effects(conn, self.platform, item, error)
             if failed:
                 conn.execute(_FAILED, self._failures(conn, failed, now_dt))
             if claim.chats:  # given back, with the chats' sends (the calls' times if known)

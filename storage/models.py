@@ -168,6 +168,8 @@ class Outbox(SQLModel, table=True):
     error: str | None = Field(default=None, max_length=512)
     claimed_by: str | None = Field(default=None, max_length=64)  # the first process to try it
     message_id: str | None = Field(default=None, max_length=128)  # the message it made/edited
+    # instead of a view: "delete", "pin" or "unpin" the slot's message (``text`` is empty)
+    action: str | None = Field(default=None, max_length=16)
 
 
 class OutboxLease(SQLModel, table=True):
@@ -208,6 +210,7 @@ class MessageSlot(SQLModel, table=True):
     message_id: str = Field(max_length=128)
     text_hash: str | None = Field(default=None, max_length=64)
     updated_at: datetime
+    pinned: bool | None = None  # None: not asked; True: pinned (or asked); False: may not pin
 
 
 class KeyValue(SQLModel, table=True):

@@ -21,7 +21,7 @@ import aiohttp
 from nio import AsyncClient, ErrorResponse, RoomRedactResponse, RoomSendResponse
 from nio.exceptions import LocalProtocolError, SendRetryError
 
-from ..outbox import Item, OutboxStore, Permanent, Retry, deliver_async, record
+from ..outbox import Item, OutboxStore, Permanent, Retry, SlotMessages, deliver_async, record
 from .render import choices, norm_key, reaction_for, render
 
 log = logging.getLogger(__name__)
@@ -228,8 +228,15 @@ class MatrixSender:
         return min([1.0, *pending])
 
     async def _serve_room(self, room: str, queue: list[Item]) -> float | None:
-        """Deliver one room's items in order; the wait before the next try if one failed."""
+        """Deliver one room's items in order; the wait before the next try if one failed.
+        (Matrix has no pins here: a pin row is refused, and the table is posted anew instead
+        when it has scrolled away.)"""
+        shown = SlotMessages()
         for item in queue:
+            shown.before(item)
+            if item.action and item.message_id is None:  # the slot shows nothing: done
+                await asyncio.to_thread(record, self.store, item, None, None)
+                continue
             if self._stopping:
                 return None
             pause = self.transport.rate_limited_until - time.monotonic()
@@ -249,6 +256,7 @@ class MatrixSender:
             try:
                 started = time.monotonic()
                 message_id, error = await deliver_async(item, self.transport)
+                shown.after(item, message_id, error)
                 log.debug("outbox %s to %s: %s in %.0f ms", item.id, room,
                           error or "delivered", (time.monotonic() - started) * 1000)
                 await asyncio.to_thread(record, self.store, item, message_id, error)

@@ -14,6 +14,7 @@ import fsm
 from storage.models import GameTable, Seat
 
 from .. import metrics
+from ..i18n import tr
 from . import cpu, outgoing, play, store, table_life
 from .api import Refusal, Settings
 from .transaction import Ctx, Transactions
@@ -27,6 +28,8 @@ class _PlanFirst(Exception):
 
 def schedule(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel) -> None:
     """Set the table's next deadline from its state (all time lives in the database)."""
+    if table.reminded:  # the turn it reminded of is over
+        outgoing.forget_reminder(ctx, table)
     table.next_deadline, table.deadline_kind, table.reminded = None, None, False
     ctx.touch(table)
     if model.state in (fsm.EXCHANGE, fsm.TURN, fsm.FINAL_ROUND):
@@ -63,8 +66,10 @@ def remind(ctx: Ctx, table: GameTable, seats: list[Seat]) -> None:
     seat = cpu.on_turn(seats, play.model(table, seats))
     player = store.get_player(ctx.session, seat.player_id)
     remaining = table.turn_timeout - table.turn_timeout // 2
-    outgoing.announce(ctx, table, "reminder",
-                      mention=outgoing.mention(ctx.platform, player, seat), seconds=remaining)
+    chat = store.get_chat(ctx.session, table.chat_id)
+    outgoing.remind(ctx, table, tr(outgoing.language(ctx, chat), "reminder",
+                                   mention=outgoing.mention(ctx.platform, player, seat),
+                                   seconds=remaining))
     table.reminded = True
     table.deadline_kind = "timeout"
     table.next_deadline = ctx.now + timedelta(seconds=remaining)

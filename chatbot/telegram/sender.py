@@ -26,7 +26,17 @@ from telegram import (
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 
 from .. import metrics
-from ..outbox import Item, MessageGone, OutboxStore, Permanent, Retry, deliver_async, plan
+from ..outbox import (
+    CannotPin,
+    Item,
+    MessageGone,
+    OutboxStore,
+    Permanent,
+    Retry,
+    SlotMessages,
+    deliver_async,
+    plan,
+)
 from ..outbox_claim import CHATS_PER_PASS, Claim, ClaimingOutbox, Limits
 
 __all__ = ["Limits", "OutboxSender", "TelegramTransport", "keyboard", "mentions"]
@@ -75,6 +85,7 @@ class TelegramTransport:
     def __init__(self, bot: Bot, on_forbidden: Callable[[str], None] | None = None) -> None:
         self.bot = bot
         self.on_forbidden = on_forbidden
+        self._may_pin: dict[str, bool] = {}  # per chat, once asked
 
     async def _call(self, chat: str, coro_factory):  # type: ignore[no-untyped-def]
         try:
@@ -115,6 +126,42 @@ class TelegramTransport:
 
     async def delete(self, chat: str, message_id: str) -> None:
         await self._call(chat, lambda: self.bot.delete_message(int(chat), int(message_id)))
+
+    async def may_pin(self, chat: str) -> bool:
+        """Whether the bot may pin in a chat: asked once per chat (``getChatMember``) and
+        remembered, like a refused pin (a bot made admin later pins after a restart)."""
+        known = self._may_pin.get(chat)
+        if known is None:
+            try:
+                member = await self._call(chat, lambda: self.bot.get_chat_member(
+                    int(chat), self.bot.id))
+            except Retry:
+                raise
+            except Exception as exc:  # an answer the library cannot read: no pins here
+                log.info("chat %s: may the bot pin? %s", chat, exc)
+                member = None
+            status = getattr(member, "status", "")
+            known = status == "creator" or (status == "administrator" and bool(
+                getattr(member, "can_pin_messages", False)))
+            self._may_pin[chat] = known
+        return known
+
+    async def pin(self, chat: str, message_id: str) -> None:
+        """Pin a message quietly, if the bot may (else ``CannotPin``)."""
+        if not await self.may_pin(chat):
+            raise CannotPin("not allowed to pin here")
+        try:
+            await self._call(chat, lambda: self.bot.pin_chat_message(
+                int(chat), int(message_id), disable_notification=True))
+        except Permanent as exc:  # e.g. the rights were taken away meanwhile
+            self._may_pin[chat] = False
+            raise CannotPin(str(exc)) from exc
+
+    async def unpin(self, chat: str, message_id: str) -> None:
+        if self._may_pin.get(chat) is False:
+            return
+        await self._call(chat, lambda: self.bot.unpin_chat_message(
+            int(chat), message_id=int(message_id)))
 
 
 class OutboxSender:
@@ -177,9 +224,11 @@ class OutboxSender:
         waits: list[float] = []
         outcomes: list[tuple[Item, str | None, Exception | None]] = []
         calls: dict[str, list[float]] = {}
+        shown = SlotMessages()
 
         async def serve(chat_items: list[Item]) -> None:
             for item in chat_items:
+                shown.before(item)
                 if plan(item) == "keep":
                     outcomes.append((item, item.message_id, None))
                     metrics.observe_delivery(self.store.platform, "kept")
@@ -188,6 +237,7 @@ class OutboxSender:
                     waits.append(0.0)
                     return
                 message_id, error = await deliver_async(item, self.transport)
+                shown.after(item, message_id, error)
                 calls.setdefault(item.chat, []).append(time.time())  # (the limits count it)
                 outcomes.append((item, message_id, error))
                 metrics.observe_delivery(self.store.platform, "sent" if error is None else

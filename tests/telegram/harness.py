@@ -466,7 +466,16 @@ class GroupGame:
                       message="the game to start")
 
     def table_message(self) -> dict:
-        return peek(self.fake, self.group, self.table_msg) or {}
+        """The table message; followed when the bot posted it anew further down (it does so
+        once it has scrolled away) and deleted the old copy."""
+        msg = peek(self.fake, self.group, self.table_msg) or {}
+        if msg.get("deleted"):
+            newer = [m for m in peek_all(self.fake, self.group)
+                     if m["message_id"] > self.table_msg and table_of(m) == self.table_id]
+            if newer:
+                self.table_msg = newer[-1]["message_id"]
+                msg = newer[-1]
+        return msg
 
     def add_cpus(self, n: int | None = None) -> None:
         """The opener taps "➕ 🤖" in the lobby ``n`` times (``None``: every free seat)."""
