@@ -12,13 +12,16 @@ from engine.bots import LEVELS, levels_for
 from storage.models import Chat, GameTable, Player
 
 from .. import buttons
-from ..i18n import LANGUAGES, tr
+from ..i18n import LANGUAGES, register, tr
 from ..presenters import presenter
 from . import outgoing, play, store
 from .api import Outcome, Refusal, UserRef
 from .transaction import Ctx
 
 CPU_NAMES = ("Anna", "Bernd", "Clara", "Dieter", "Erika", "Franz")
+
+register("de", {"menu.options_hint": "⚙ Darunter die Optionen: tippen zum Ändern."})
+register("en", {"menu.options_hint": "⚙ Below, the options: tap to change."})
 
 
 def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str,
@@ -53,17 +56,17 @@ def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str,
     if not (parts[2].isascii() and parts[2].isdigit()) or not game.MIN_SEATS <= int(parts[2]) + 1 <= game.MAX_SEATS:
         raise Refusal(tr(ctx.lang, "unknown_button"))
     n = int(parts[2])
-    if len(parts) == 3:  # which level?
-        rows = [[(tr(ctx.lang, f"level_{lv}"), buttons.encode(0, 0, f"g.{game_id}.{n}.{lv}"))
-                 for lv in levels_for(game_id)]]
-        outgoing.say(ctx, chat, tr(ctx.lang, "choose_level", game=name, n=n), rows,
-                     slot="menu")
-        return Outcome(None)
+    if len(parts) == 3 or (len(parts) == 5 and parts[3] == "o"):  # which level (and options)?
+        picks = _options_from(game_id, parts[4]) if len(parts) == 5 else \
+            {**_defaults(game_id), **(engine_options or {})}
+        if picks is None:
+            raise Refusal(tr(ctx.lang, "unknown_button"))
+        return _level_step(ctx, chat, game_id, n, picks)
     level = parts[3]
-    if level not in LEVELS or parts[4:5] not in ([], ["ok"]):
+    if level not in LEVELS or parts[4:5] not in ([], ["ok"], ["go"]) or len(parts) > 6:
         raise Refusal(tr(ctx.lang, "unknown_button"))
     confirmed = parts[4:5] == ["ok"]
-    if confirmed and len(parts) == 6:
+    if len(parts) == 6:
         engine_options = _options_from(game_id, parts[5])
         if engine_options is None:
             raise Refusal(tr(ctx.lang, "unknown_button"))
@@ -75,8 +78,66 @@ def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str,
                 return _confirm_replace(ctx, chat, locked, game_id, n, level, engine_options)
             play.stop_table(ctx, locked)
     table = create_private_table(ctx, chat, player, game_id, n, level,
-                                 options={"engine": engine_options} if engine_options else None)
+                                 options=_table_options(engine_options))
     return Outcome(None, table_id=table.id, changed=True)
+
+
+def _level_step(ctx: Ctx, chat: Chat, game_id: str, n: int, picks: dict[str, Any]) -> Outcome:
+    """The level buttons (one tap starts the game) and under them the game's options as
+    buttons that cycle their value (``g.<game>.<n>.o.<picks>``); chosen options ride along in
+    the level buttons (``g.<game>.<n>.<level>.go.<picks>``)."""
+    p = presenter(game_id)
+    choices = _choices(game_id)
+    code = _options_code(game_id, picks)
+    tail = f".go.{code}" if picks != _defaults(game_id) else ""
+    rows = [[(tr(ctx.lang, f"level_{lv}"), buttons.encode(0, 0, f"g.{game_id}.{n}.{lv}{tail}"))
+             for lv in levels_for(game_id)]]
+    for i, (key, values) in enumerate(choices):
+        now = values.index(picks.get(key, values[0]))
+        cycled = code.split("-")
+        cycled[i] = str((now + 1) % len(values))
+        rows.append([(_option_label(game_id, key, values[now], ctx.lang),
+                      buttons.encode(0, 0, f"g.{game_id}.{n}.o.{'-'.join(cycled)}"))])
+    text = tr(ctx.lang, "choose_level", game=p.NAMES.get(ctx.lang, game_id), n=n)
+    if choices:
+        text += "\n" + tr(ctx.lang, "menu.options_hint")
+    outgoing.say(ctx, chat, text, rows, slot="menu")
+    return Outcome(None)
+
+
+def _option_label(game_id: str, key: str, value: Any, lang: str) -> str:
+    p = presenter(game_id)
+    if key == "currency":
+        return p.currency_label(value, lang)  # type: ignore[no-any-return]
+    return p.option_label(key, value, lang)  # type: ignore[no-any-return]
+
+
+def _choices(game_id: str) -> list[tuple[str, list[Any]]]:
+    """The options a private game may be set up with: the presenter's engine options, then
+    its currencies (a table option)."""
+    p = presenter(game_id)
+    out = list(getattr(p, "OPTION_CHOICES", {}).items())
+    currencies = getattr(p, "CURRENCIES", None)
+    if currencies:
+        out.append(("currency", list(currencies)))
+    return out
+
+
+def _defaults(game_id: str) -> dict[str, Any]:
+    return {key: values[0] for key, values in _choices(game_id)}
+
+
+def _table_options(picks: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Chosen options as table options: the currency on its own, the rest for the engine."""
+    if not picks:
+        return None
+    engine = dict(picks)
+    out: dict[str, Any] = {}
+    if "currency" in engine:
+        out["currency"] = engine.pop("currency")
+    if engine:
+        out["engine"] = engine
+    return out
 
 
 def _confirm_replace(ctx: Ctx, chat: Chat, running: GameTable, game_id: str, n: int,
@@ -96,16 +157,14 @@ def _confirm_replace(ctx: Ctx, chat: Chat, running: GameTable, game_id: str, n: 
 
 
 def _options_code(game_id: str, options: dict[str, Any]) -> str:
-    """Engine options as indexes into the presenter's choices (``1-0``: short enough for a
-    button)."""
-    choices = getattr(presenter(game_id), "OPTION_CHOICES", {})
+    """Options as indexes into the game's choices (``1-0``: short enough for a button)."""
     return "-".join(str(values.index(options.get(key, values[0])))
-                    for key, values in choices.items())
+                    for key, values in _choices(game_id))
 
 
 def _options_from(game_id: str, code: str) -> dict[str, Any] | None:
     """``_options_code`` read back (None: not a code this game's choices make)."""
-    choices = list(getattr(presenter(game_id), "OPTION_CHOICES", {}).items())
+    choices = _choices(game_id)
     picks = code.split("-")
     if len(picks) != len(choices) or not all(p.isascii() and p.isdigit() and len(p) < 3
                                               for p in picks):
