@@ -25,7 +25,7 @@ OPTION_CHOICES: dict[str, list[Any]] = {"straight_step": list(game.STRAIGHT_STEP
 TABS = (*game.KINDS, "sel")
 PAGE = {"single": 8, "pair": 6, "triple": 4, "four": 4, "straight": 4}
 PER_ROW = {"single": 4, "pair": 3, "triple": 2, "four": 2, "straight": 1}
-HAND_PER_ROW = 5
+HAND_PER_ROW = 4
 PLACES = ("🥇", "🥈", "🥉", "4.")
 
 register("de", {
@@ -371,12 +371,13 @@ def action_buttons(state: game.State, seat: int, lang: str,
     if state.phase != TURN:
         return []
     groups = _plays_by_kind(state)
+    if not groups:  # nothing beats the table: no cards to pick, just Pass
+        return [[(tr(lang, "cl.pass"), game.PASS.code)]]
     tab = _tab(state, seat, ui, groups)
     tabs = []
     for k in TABS:
         if k in groups or k == "sel":
-            label = tr(lang, f"cl.tab.{k}") + (f" ({len(groups[k])})" if k in groups else "")
-            tabs.append((("• " if k == tab else "") + label, f"ui.k.{k}"))
+            tabs.append((("• " if k == tab else "") + tr(lang, f"cl.tab.{k}"), f"ui.k.{k}"))
     rows = _rows(tabs, 3)
     if tab == "sel":
         picked = set(_selection(state, seat, ui))

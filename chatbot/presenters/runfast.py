@@ -4,8 +4,10 @@ grouped by kind and paged, or picked card by card), event lines, hand results, r
 Selection steps (``ui.<arg>``, handled by ``ui_press`` with the seat's stored selection):
 ``k.<kind>`` shows the plays of one kind (``single`` … ``bomb``) or ``sel`` the hand to pick from;
 ``p.<n>`` turns to page n; ``t.<card>`` toggles a card in the selection; ``play`` plays the
-selection if it is a legal play; ``clear`` empties it. The selection is
-``{"k": kind, "p": page, "s": [card codes]}``. A player who cannot beat sees only Pass.
+selection if it is a legal play; ``clear`` empties it. A triple with two is chosen in two
+steps: ``tt.<rank power>`` the triple, then ``x.<card>`` its kickers (the second one plays).
+The selection is ``{"k": kind, "p": page, "s": [card codes], "t": triple, "x": [kickers]}``.
+At most 4 buttons a row (a phone). A player who cannot beat sees only Pass.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ PAGE = 8  # plays per page
 PER_ROW = {"single": 4, "pair": 3, "pair_chain": 2, "straight": 1, "triple_two": 2,
            "airplane": 1, "bomb": 2}
 HAND_PER_ROW = 4
+TABS_PER_ROW = 4
 
 register("de", {
     "rf.header": "Hand {n} von {total}",
@@ -41,12 +44,12 @@ register("de", {
     "rf.kind.bomb": "Bombe",
     "rf.tab.single": "Einzel",
     "rf.tab.pair": "Paare",
-    "rf.tab.pair_chain": "Paarfolgen",
-    "rf.tab.straight": "Straßen",
-    "rf.tab.triple_two": "Drilling+2",
-    "rf.tab.airplane": "Flugzeuge",
-    "rf.tab.bomb": "💣 Bomben",
-    "rf.tab.sel": "✋ Auswählen",
+    "rf.tab.pair_chain": "Paarfolge",
+    "rf.tab.straight": "Straße",
+    "rf.tab.triple_two": "3+2",
+    "rf.tab.airplane": "Flugzeug",
+    "rf.tab.bomb": "💣",
+    "rf.tab.sel": "✋ Wählen",
     "rf.table": "Auf dem Tisch: {cards} ({kind}) von {name}",
     "rf.table_empty": "{name} spielt frei aus.",
     "rf.cards": "{n} Karten",
@@ -63,6 +66,10 @@ register("de", {
     "rf.play_sel": "▶ Spielen: {cards}",
     "rf.play_empty": "▶ Auswahl spielen",
     "rf.clear": "✖ Leeren",
+    "rf.triple": "{cards} +2",
+    "rf.back": "◀ {cards} + zwei:",
+    "rf.ui.kicker": "{cards} + {kicker} – noch eine Beikarte",
+    "rf.ui.not_kicker": "Diese Karte geht nicht als Beikarte.",
     "rf.ui.not_now": "Du bist gerade nicht am Zug.",
     "rf.ui.not_in_hand": "Diese Karte hast du nicht.",
     "rf.ui.empty": "Wähle zuerst Karten aus.",
@@ -121,14 +128,14 @@ register("en", {
     "rf.kind.triple_one": "triple with one",
     "rf.kind.airplane": "airplane",
     "rf.kind.bomb": "bomb",
-    "rf.tab.single": "Singles",
+    "rf.tab.single": "Single",
     "rf.tab.pair": "Pairs",
-    "rf.tab.pair_chain": "Pair chains",
-    "rf.tab.straight": "Straights",
-    "rf.tab.triple_two": "Triple+2",
-    "rf.tab.airplane": "Airplanes",
-    "rf.tab.bomb": "💣 Bombs",
-    "rf.tab.sel": "✋ Pick cards",
+    "rf.tab.pair_chain": "Chains",
+    "rf.tab.straight": "Straight",
+    "rf.tab.triple_two": "3+2",
+    "rf.tab.airplane": "Planes",
+    "rf.tab.bomb": "💣",
+    "rf.tab.sel": "✋ Pick",
     "rf.table": "On the table: {cards} ({kind}) by {name}",
     "rf.table_empty": "{name} leads freely.",
     "rf.cards": "{n} cards",
@@ -144,6 +151,10 @@ register("en", {
     "rf.play_sel": "▶ Play: {cards}",
     "rf.play_empty": "▶ Play selection",
     "rf.clear": "✖ Clear",
+    "rf.triple": "{cards} +2",
+    "rf.back": "◀ {cards} + two:",
+    "rf.ui.kicker": "{cards} + {kicker} – one more kicker",
+    "rf.ui.not_kicker": "That card cannot be a kicker.",
     "rf.ui.not_now": "It's not your turn.",
     "rf.ui.not_in_hand": "You don't hold that card.",
     "rf.ui.empty": "Pick some cards first.",
@@ -325,11 +336,58 @@ def _rows(buttons: list[tuple[str, str]], per_row: int) -> list[list[tuple[str, 
     return [buttons[i:i + per_row] for i in range(0, len(buttons), per_row)]
 
 
+def _triples(groups: dict[str, list[int]]) -> tuple[dict[int, tuple[int, list[int]]], list[int]]:
+    """The triple-with-two plays grouped by their triple: ``{power: (triple mask, plays)}``,
+    and the plays shown as they are (a triple going out with fewer kickers, or a triple with
+    only one choice of kickers)."""
+    grouped: dict[int, tuple[int, list[int]]] = {}
+    single: list[int] = []
+    for x in groups.get("triple_two", []):
+        cards = game.cards_of(x)
+        power = max((game.CARD_POWER[c.id] for c in cards),
+                    key=lambda p: sum(game.CARD_POWER[c.id] == p for c in cards))
+        triple = game.mask_of([c for c in cards if game.CARD_POWER[c.id] == power])
+        if len(cards) != 5 or triple.bit_count() != 3:
+            single.append(x)
+            continue
+        grouped.setdefault(power, (triple, []))[1].append(x)
+    for power in [p for p, (_, plays) in grouped.items() if len(plays) == 1]:
+        single += grouped.pop(power)[1]
+    return grouped, single
+
+
+def _kickers(triple: int, plays: list[int]) -> int:
+    """Every card that goes with the triple in one of its plays (as a mask)."""
+    out = 0
+    for x in plays:
+        out |= x
+    return out & ~triple
+
+
+def _triple_rows(state: game.State, seat: int, lang: str, ui: dict[str, Any],
+                 groups: dict[str, list[int]]) -> list[list[tuple[str, str]]]:
+    """Triple with two in two steps: first the triple (``ui.tt.<power>``), then its two
+    kickers card by card (``ui.x.<card>``; the second one plays)."""
+    grouped, single = _triples(groups)
+    chosen = ui.get("t")
+    if chosen in grouped:
+        triple, plays = grouped[chosen]
+        picked = set(ui.get("x") or ())
+        rows = [[(tr(lang, "rf.back", cards=show(game.cards_of(triple))), "ui.k.triple_two")]]
+        kick = [(("✅" if c.code in picked else "") + c.symbol, f"ui.x.{c.code}")
+                for c in state.hand_cards(seat) if game.mask_of([c]) & _kickers(triple, plays)]
+        return rows + _rows(kick, HAND_PER_ROW)
+    buttons = [(tr(lang, "rf.triple", cards=show(game.cards_of(triple))), f"ui.tt.{power}")
+               for power, (triple, _) in sorted(grouped.items())]
+    buttons += [(_label(game.cards_of(x)), game.play_code(x)) for x in single]
+    return _rows(buttons, PER_ROW["triple_two"])
+
+
 def action_buttons(state: game.State, seat: int, lang: str,
                    ui: dict[str, Any] | None = None) -> list[list[tuple[str, str]]]:
     """Rows of (label, code) for the seat on turn: the plays of the chosen kind (paged, cards
-    spelled out, weakest first) or the hand to pick from, then the kind tabs; only Pass when
-    nothing beats."""
+    spelled out, weakest first; a triple with two chosen triple first, then its kickers) or
+    the hand to pick from, then the kind tabs; only Pass when nothing beats."""
     if state.to_act != seat or state.phase != TURN:
         return []
     groups = _plays_by_kind(state)
@@ -345,6 +403,8 @@ def action_buttons(state: game.State, seat: int, lang: str,
         sel = [BY_CODE[c] for c in _selection(state, seat, ui)]
         play = tr(lang, "rf.play_sel", cards=show(sel)) if sel else tr(lang, "rf.play_empty")
         rows.append([(play, "ui.play"), (tr(lang, "rf.clear"), "ui.clear")])
+    elif tab == "triple_two":
+        rows += _triple_rows(state, seat, lang, ui or {}, groups)
     else:
         items = groups[tab]
         pages = (len(items) + PAGE - 1) // PAGE
@@ -360,13 +420,44 @@ def action_buttons(state: game.State, seat: int, lang: str,
             if page < pages - 1:
                 nav.append(("▶", f"ui.p.{page + 1}"))
             rows.append(nav)
-    tabs = []
-    for k in TABS:
-        if k in groups or k == "sel":
-            label = tr(lang, f"rf.tab.{k}") + (f" ({len(groups[k])})" if k in groups else "")
-            tabs.append((("• " if k == tab else "") + label, f"ui.k.{k}"))
-    rows += _rows(tabs, 4)
+    tabs = [(("• " if k == tab else "") + tr(lang, f"rf.tab.{k}"), f"ui.k.{k}")
+            for k in TABS if k in groups or k == "sel"]
+    rows += _rows(tabs, TABS_PER_ROW)
     return rows
+
+
+def _press_triple(state: game.State, seat: int, ui: dict[str, Any], head: str, rest: str,
+                  lang: str) -> tuple[dict[str, Any], str | None, str | None]:
+    """``tt.<power>`` chooses a triple, ``x.<card>`` toggles one of its kickers; the second
+    kicker plays the triple with both."""
+    grouped, _ = _triples(_plays_by_kind(state))
+    if head == "tt":
+        if not (rest.isascii() and rest.isdigit() and len(rest) <= 2) or int(rest) not in grouped:
+            raise ValueError(tr(lang, "unknown_button"))
+        return {"k": "triple_two", "t": int(rest), "x": []}, None, None
+    if ui.get("t") not in grouped:
+        raise ValueError(tr(lang, "unknown_button"))
+    triple, plays = grouped[ui["t"]]
+    hand = {c.code: c for c in state.hand_cards(seat)}
+    if rest not in hand:
+        raise ValueError(tr(lang, "rf.ui.not_in_hand"))
+    if not game.mask_of([hand[rest]]) & _kickers(triple, plays):
+        raise ValueError(tr(lang, "rf.ui.not_kicker"))
+    picked = set(c for c in (ui.get("x") or ()) if c in hand) ^ {rest}
+    kickers = [hand[c] for c in hand if c in picked]
+    if len(kickers) < 2:
+        ui = {**ui, "x": [c.code for c in kickers]}
+        answer = tr(lang, "rf.ui.kicker", cards=show(game.cards_of(triple)),
+                    kicker=show(kickers)) if kickers else None
+        return ui, None, answer
+    action = game.parse_action(game.play_code(triple | game.mask_of(kickers)))
+    reason = game.why_illegal(state, action)
+    if reason is not None:
+        for needle, key in _REASONS:
+            if needle in reason:
+                raise ValueError(tr(lang, key))
+        raise ValueError(reason)
+    return {}, action.code, None
 
 
 _REASONS = (("bomb", "rf.ui.bomb"), ("highest", "rf.ui.highest"),
@@ -382,12 +473,16 @@ def ui_press(state: game.State, seat: int, ui: dict[str, Any], arg: str,
     head, _, rest = arg.partition(".")
     if head == "k" and rest in TABS:
         ui["k"], ui["p"] = rest, 0
+        ui.pop("t", None)
+        ui.pop("x", None)
         if rest != "sel":
             ui["s"] = []
         return ui, None, None
     if head == "p" and rest.isascii() and rest.isdigit() and len(rest) <= 3:
         ui["p"] = int(rest)
         return ui, None, None
+    if head in ("tt", "x") and rest:
+        return _press_triple(state, seat, ui, head, rest, lang)
     hand = {c.code: c for c in state.hand_cards(seat)}
     if head == "t" and rest:
         if rest not in hand:

@@ -237,8 +237,9 @@ def test_presenter_public_text_never_shows_a_hidden_card(seed, play_seed):
                 seat = state.to_act
                 own = {c.symbol for c in R.cards_of(state.hands[seat])}
                 private = P.private_lines(state, seat, lang)
-                private += [label for row in P.action_buttons(state, seat, lang)
-                            for label, _ in row]
+                rows = P.action_buttons(state, seat, lang)
+                assert all(len(row) <= 4 for row in rows)  # a phone: at most 4 a row
+                private += [label for row in rows for label, _ in row]
                 assert not symbols("\n".join(private)) & (hidden - own)
                 other = (seat + 1) % 3
                 assert P.action_buttons(state, other, lang) == []
@@ -266,12 +267,28 @@ def test_presenter_buttons_offer_plays_by_kind_paged_and_pick_cards():
     ui, action, _ = P.ui_press(state, 0, {}, "k.triple_two", "de")
     assert action is None and ui["k"] == "triple_two"
     rows = P.action_buttons(state, 0, "de", ui=ui)
-    shown = [code for row in rows for _, code in row if not code.startswith("ui.")]
-    assert shown and all(R.parse_action(c).kind == "triple_two" for c in shown)
-    ui, _, _ = P.ui_press(state, 0, ui, "p.2", "de")
-    page3 = [code for row in P.action_buttons(state, 0, "de", ui=ui) for _, code in row
+    # a triple with two: the triple first (one button per triple), then its kickers
+    assert [r for r in rows if r[0][1].startswith("ui.tt.")] == [[("9♣ 9♠ 9♥ +2", "ui.tt.6")]]
+    ui, action, _ = P.ui_press(state, 0, ui, "tt.6", "de")
+    rows = P.action_buttons(state, 0, "de", ui=ui)
+    assert rows[0] == [("◀ 9♣ 9♠ 9♥ + zwei:", "ui.k.triple_two")]
+    kickers = [code for row in rows for _, code in row if code.startswith("ui.x.")]
+    assert "ui.x.3C" in kickers and "ui.x.9C" not in kickers and len(kickers) == 11
+    ui, action, answer = P.ui_press(state, 0, ui, "x.3C", "en")
+    assert action is None and answer == "9♣ 9♠ 9♥ + 3♣ – one more kicker"
+    assert ("✅3♣", "ui.x.3C") in P.action_buttons(state, 0, "de", ui=ui)[1]
+    ui, action, _ = P.ui_press(state, 0, ui, "x.KD", "de")
+    assert action == R.play("9C 9S 9H 3C KD").code and ui == {}
+    ui, _, _ = P.ui_press(state, 0, {}, "p.1", "de")
+    page2 = [code for row in P.action_buttons(state, 0, "de", ui=ui) for _, code in row
              if not code.startswith("ui.")]
-    assert page3 and not set(page3) & set(shown)
+    assert page2 and not set(page2) & set(plays)
+    for bad in ("tt.5", "tt.x", "x.3C"):
+        try:
+            P.ui_press(state, 0, {}, bad, "de")
+            raise AssertionError(bad)
+        except ValueError:
+            pass
 
 
 def test_presenter_selection_plays_a_legal_play_or_says_why_not():

@@ -4,7 +4,8 @@ that no hidden card shows where it must not.
 * ``Chooser`` – one person's way of pressing the buttons of their message: Scat draws (or
   takes) and then discards, knocks now and then; Run Fast and climbing play from the paged
   lists of legal plays, turn pages and switch kind tabs, sometimes build a play card by card
-  (``ui.k.sel``, ``ui.t.<card>`` …, ``ui.play``), and pass when they have to. What was done is
+  (``ui.k.sel``, ``ui.t.<card>`` …, ``ui.play``) or a Run Fast triple with two in two steps
+  (``ui.tt.<rank>``, then ``ui.x.<card>`` twice), and pass when they have to. What was done is
   counted in ``Chooser.seen``.
 * ``play_private_game`` – a private table played to its end, one press at a time.
 * ``CardGroupGame`` – ``GroupGame`` for these games: every person moves from their private
@@ -123,6 +124,10 @@ class Chooser:
         hand = [c for c in found if c.startswith("ui.t.")]
         other_tabs = [c for c in found if c.startswith("ui.k.") and c != "ui.k.sel"
                       and not labels[c].startswith("• ")]
+        kickers = [c for c in found if c.startswith("ui.x.") and not labels[c].startswith("✅")]
+        if kickers:  # run fast: a triple chosen, now its kickers (the second one plays)
+            self.seen["kicker"] += 1
+            return self.rng.choice(sorted(kickers))
         if hand:  # the hand to pick from
             picked = {c[5:] for c in hand if labels[c].startswith("✅")}
             if not set(self.plan) <= {c[5:] for c in hand}:
@@ -145,6 +150,10 @@ class Chooser:
             return "pass"  # climbing: nothing beats (only the pick tab and Pass)
         self.plan = []
         plays = [c for c in found if self._is_play(c)]
+        triples = sorted(c for c in found if c.startswith("ui.tt."))
+        if triples and (not plays or self.rng.random() < 0.5):  # run fast: triple first
+            self.seen["triple"] += 1
+            return self.rng.choice(triples)
         if not plays:
             gives = sorted(c for c in found if c.startswith("g."))
             if gives:  # climbing: the winner gives a card back

@@ -122,7 +122,7 @@ def test_cpu_count_rematch_and_leaving_in_a_group(
     assert _tap(fake, group, cleo, mid, codes(lobby)["join"], "de") == "Du bist dabei."
     lobby = _wait_text(fake, group, mid, "3. Cleo")
     assert _rows(lobby) == [["Mitmachen", "Aussteigen"], ["Starten", "Beenden"],
-                            ["➖ 🤖", "🤖 0", "➕ 🤖"], ["⏱ 60 s", "🪙"]]
+                            ["➖ 🤖", "🤖 0", "➕ 🤖"], ["⏱ 60 s", "Währung: 🪙"]]
     assert lobby["text"].endswith("\n⏱ 60 s · 🤖 keine CPU")
     assert _tap(fake, group, alma, mid, codes(lobby)["fill.+"], "de") is None
     lobby = _wait_text(fake, group, mid, "4. 🤖 Anna (CPU)", "⏱ 60 s · 🤖 1 CPU (Normal)")
