@@ -402,7 +402,7 @@ async def gather(*aws: Awaitable[Any]) -> list[Any]:
 # ------------------------------------------------------------------------------ playing
 
 
-MOVE_LABELS = ("Klopfen", "Schieben", "Alle 3 tauschen")
+MOVE_LABELS = ("Klopfen", "Behalten", "Schieben", "Alle 3 tauschen")
 
 
 def move_choices(msg: Msg | None) -> list[int]:

@@ -94,7 +94,8 @@ def test_rate_limit_is_honoured(matrix) -> None:
                                    WAIT, "the table")
             for _ in range(2):
                 seen = (table.body, len(table.versions))
-                n = await wait_for(lambda: table.choice("Schieben", "Klopfen", "Nächste Runde",
+                n = await wait_for(lambda: table.choice("Schieben", "Klopfen", "Behalten",
+                                                        "Nächste Runde",
                                                         "Nochmal"), WAIT, "a move")
                 await rita.say(dm, str(n))
                 await wait_for(lambda s=seen: (table.body, len(table.versions)) != s, WAIT,

@@ -58,7 +58,7 @@ def test_group_game_three_people_through_a_restart(matrix) -> None:
             # a 31 on the deal (about 1 % of starts) ends round 1 at once; the next is dealt
             # after NEXT_ROUND_DELAY — so wait for a round in play, whichever it is
             await wait_for(lambda: lobby.choice("Mitmachen") is None and "Runde " in lobby.body
-                           and [c for _, c in lobby.choices()] == ["🂠 Meine Karten"],
+                           and [c for _, c in lobby.choices()] == ["🂠 Meine Karten", "📜 Verlauf"],
                            WAIT, "the game to start (a round in play)")
 
             def hand(p: Person) -> Msg | None:
@@ -127,8 +127,9 @@ def test_group_game_three_people_through_a_restart(matrix) -> None:
             await wait_for(lambda: alma.said(group, f"🏆 {winner} gewinnt das Spiel"), WAIT,
                            "the winner announced in the group")
             for p in people:
-                await wait_for(lambda p=p: "Spiel vorbei." in (hand(p) or Msg("", "", 0, "")).body,
-                               WAIT, f"game over in {p.name}'s direct room")
+                await wait_for(lambda p=p: f"🏆 Gewinner: {winner}" in (
+                    hand(p) or Msg("", "", 0, "")).body, WAIT,
+                    f"the result in {p.name}'s direct room")
             assert {m["actor"] for m in db.moves(table_id)} <= {"player", "system"}
 
             # nothing hidden ever reached the group room (every event of its history)

@@ -273,10 +273,14 @@ def codes(msg: dict | None, table_id: int | None = None) -> dict[str, str]:
     return out
 
 
+ALWAYS_OFFERED = ("resign", "log")  # "🏳 Aufgeben" and "📜 Verlauf" on every running view
+
+
 def actionable(msg: dict | None, table_id: int | None = None) -> dict[str, str]:
-    """``codes`` but for "🏳 Resign", which every view of a running game offers: what there
-    is to do now (a move, the next round, play again)."""
-    return {c: d for c, d in codes(msg, table_id).items() if c.split(".")[0] != "resign"}
+    """``codes`` but for the buttons every view of a running game offers ("🏳 Resign",
+    "📜 Log"): what there is to do now (a move, the next round, play again)."""
+    return {c: d for c, d in codes(msg, table_id).items()
+            if c.split(".")[0] not in ALWAYS_OFFERED}
 
 
 def move_datas(msg: dict | None, table_id: int | None = None) -> list[str]:

@@ -186,7 +186,7 @@ def test_group_game(game: str, fake: FakeBotApi, sqlite_url: str,
         s["is_cpu"] for s in seats[:people])
     for u in names:
         fake.wait_for(lambda u=u: group.hand_message(u), WAIT, message=f"{names[u]}'s cards")
-    assert set(codes(group.table_message(), group.table_id)) <= {"cards", "next", "back"}
+    assert set(codes(group.table_message(), group.table_id)) <= {"cards", "log", "next", "back"}
 
     if rounds is None:
         group.play_until(lambda: False, timeout=240)
@@ -200,8 +200,8 @@ def test_group_game(game: str, fake: FakeBotApi, sqlite_url: str,
                       and _winner_line(game, all_names, winners) in found[-1]["text"],
                       WAIT, message="the winner announced in the group")
         for u in names:
-            fake.wait_for(lambda u=u: "Spiel vorbei." in (group.hand_message(u) or {})
-                          .get("text", ""), WAIT, message="game over in the private chat")
+            fake.wait_for(lambda u=u: "🏆 Gewinner: " in (group.hand_message(u) or {})
+                          .get("text", ""), WAIT, message="the result in the private chat")
         assert len(_results(fake, group.group, game)) == int(result["rounds"])
     else:
         group.play_until(lambda: len(_results(fake, group.group, game)) >= rounds,

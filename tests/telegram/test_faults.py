@@ -146,5 +146,5 @@ def test_faults_429_and_5xx_lose_nothing(fake: FakeBotApi, sqlite_url: str,
         current = [m for m in fake.messages(u, include_deleted=False)
                    if f"#{game.table_id}" in (m["text"] or "")]
         assert len(current) == 1, [m["text"] for m in current]
-        assert "Spiel vorbei." in current[0]["text"]
+        assert f"🏆 Gewinner: {winner}" in current[0]["text"]
         _announcements_once(fake, db, u)

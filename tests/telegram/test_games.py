@@ -170,7 +170,7 @@ def test_group_game_three_people_to_the_end(fake: FakeBotApi, sqlite_url: str,
     # every player got a private view of the table; the group shows only the "my cards" button
     for u in names:
         fake.wait_for(lambda u=u: game.hand_message(u), WAIT, message=f"{names[u]}'s cards")
-    assert set(codes(game.table_message(), game.table_id)) <= {"cards", "next", "back"}
+    assert set(codes(game.table_message(), game.table_id)) <= {"cards", "log", "next", "back"}
 
     game.play_to_end(timeout=240)
     db_moves = db.moves(game.table_id)
@@ -185,7 +185,7 @@ def test_group_game_three_people_to_the_end(fake: FakeBotApi, sqlite_url: str,
                               for m in fake.messages(game.group)), WAIT,
                   message="the winner announced in the group")
     for u in names:
-        fake.wait_for(lambda u=u: "Spiel vorbei." in (game.hand_message(u) or {}).get("text", ""),
-                      WAIT, message="game over in the private chat")
+        fake.wait_for(lambda u=u: f"🏆 Gewinner: {winner}" in (game.hand_message(u) or {})
+                      .get("text", ""), WAIT, message="the result in the private chat")
     for t in bot_texts(fake, [game.group, *names]):
         assert not any(marker in t for marker in TRACEBACK_MARKERS), t
