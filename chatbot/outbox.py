@@ -239,7 +239,11 @@ class OutboxStore:
                     "message_id": message_id, "text_hash": item.text_hash or _hash(item.text, item.rows),
                     "updated_at": now})
 
-    def failed(self, item: Item, error: str, retry_after: float | None) -> None:
+    def failed(self, item: Item, error: str, retry_after: float | None,
+               status: str = "failed") -> None:
+        """A delivery that did not work: tried again later (``retry_after``), or given up
+        with ``status`` ("dropped" for what does not apply here, e.g. a pin where the bot may
+        not pin)."""
         with self._write_lock, Session(self.engine) as session, session.begin():
             row = session.get(Outbox, item.id)
             if row is None:
@@ -247,7 +251,7 @@ class OutboxStore:
             row.attempts += 1
             row.error = error[:500]
             if retry_after is None or row.attempts >= MAX_ATTEMPTS:
-                row.status = "failed"
+                row.status = status
                 if item.action:
                     slot_effects(session.connection(), self.platform, item, Permanent(error))
             else:
@@ -415,6 +419,8 @@ def record(store: OutboxStore, item: Item, message_id: str | None, error: Except
         store.done(item, message_id)
     elif isinstance(error, Retry):
         store.failed(item, str(error), error.after)
+    elif isinstance(error, CannotPin):  # not possible here: nothing was lost
+        store.failed(item, str(error), None, status="dropped")
     else:
         log.warning("outbox %s to %s given up: %s", item.id, item.chat, error)
         store.failed(item, str(error), None)

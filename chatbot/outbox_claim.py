@@ -39,6 +39,7 @@ from .outbox import (
     _OUTBOX,
     MAX_ATTEMPTS,
     PER_CHAT,
+    CannotPin,
     Item,
     OutboxStore,
     Retry,
@@ -329,7 +330,8 @@ class ClaimingOutbox:
             after = max(error.after, min(30.0, float(tries))) if isinstance(error, Retry) \
                 else 0.0
             out.append({"b_row_id": item.id, "b_attempts": tries, "b_error": str(error)[:500],
-                        "b_status": "pending" if retry else "failed",
+                        "b_status": "pending" if retry else
+                        "dropped" if isinstance(error, CannotPin) else "failed",
                         "b_not_before": now_dt + timedelta(seconds=after)})
         return out
 

@@ -48,8 +48,10 @@ def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str,
         if store.open_table(ctx.session, chat) is not None:
             raise Refusal(tr(ctx.lang, "busy_table"))
         return open_lobby(ctx, chat, player, game_id, engine_options)
-    if len(parts) == 2:  # how many CPU opponents?
-        counts = range(max(1, game.MIN_SEATS - 1), game.MAX_SEATS)
+    counts = range(max(1, game.MIN_SEATS - 1), game.MAX_SEATS)
+    if len(parts) == 2 and len(counts) == 1:  # one answer only: not asked (Run Fast, 3 seats)
+        parts.append(str(counts[0]))
+    elif len(parts) == 2:  # how many CPU opponents?
         rows = [[(str(n), buttons.encode(0, 0, f"g.{game_id}.{n}")) for n in counts]]
         outgoing.say(ctx, chat, tr(ctx.lang, "choose_opponents", game=name), rows, slot="menu")
         return Outcome(None)

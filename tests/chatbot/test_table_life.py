@@ -202,7 +202,7 @@ def test_resigning_a_private_game_asks_first_and_counts_as_a_loss(h: Harness, us
     table_id = h.command(chat, user, "new", "schwimmen 2 anfaenger").table_id
     assert table_id
     shown = until_human_moves(h, table_id, user)
-    assert _labels(h, chat, table_id)[-1] == tr(lang, "tl.resign")
+    assert _labels(h, chat, table_id)[-2:] == [tr(lang, "tl.resign"), tr(lang, "log_button")]
     # "yes" before the question is no resignation
     forged = buttons.encode(table_id, h.table(table_id).version, "resign.y")
     out = h.press(chat, user, forged)
@@ -233,7 +233,7 @@ def test_resigning_a_private_game_asks_first_and_counts_as_a_loss(h: Harness, us
 def test_leaving_a_group_game_asks_and_a_cpu_takes_the_seat(h: Harness) -> None:
     table_id = open_group_table(h, [ALICE, ANN], start=True)
     chat = private(ANN)
-    assert _labels(h, chat, table_id)[-1] == "🏳 Resign"
+    assert _labels(h, chat, table_id)[-2:] == ["🏳 Resign", "📜 Log"]
     assert h.press(chat, ANN, h.buttons(chat, table_id)["resign"]).ok
     assert tr("en", "tl.ask_group") in _text(h, chat, table_id)
     assert _labels(h, chat, table_id) == ["Yes, resign", "Cancel"]

@@ -442,6 +442,8 @@ def leak_check(events: list[dict[str, Any]], bot_id: str, db: Db, table_id: int,
         if ev.get("sender") != bot_id or ev.get("type") != "m.room.message":
             continue
         content = ev.get("content") or {}
+        if not content:  # redacted: an old copy of a table posted anew, a deleted reminder
+            continue
         shown = content.get("m.new_content") or content
         texts = [content.get("body", ""), content.get("formatted_body", ""),
                  shown.get("body", ""), shown.get("formatted_body", "")]

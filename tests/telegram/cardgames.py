@@ -209,7 +209,8 @@ def play_private_game(fake: FakeBotApi, user: int, table_id: int, message_id: in
         found = codes(msg, table_id)
         if "again" in found:
             return msg
-        data = found["next"] if "next" in found else chooser.choose(msg, table_id)
+        data = found["next"] if "next" in found else found["skip"] if "skip" in found \
+            else chooser.choose(msg, table_id)  # ("skip": the person is out, to the result)
         answer = press_and_wait(fake, user, user, message_id, data)
         assert not answer.get("show_alert"), (data, answer, msg["text"])
     raise AssertionError("the private game did not end")

@@ -123,7 +123,8 @@ def test_faults_429_and_5xx_lose_nothing(fake: FakeBotApi, sqlite_url: str,
     fake.wait_for(lambda: not any(r["status"] == "pending" for r in db.outbox()), WAIT,
                   message="the outbox to drain")
     statuses = Counter(r["status"] for r in db.outbox())
-    assert set(statuses) <= {"sent", "dropped"}, statuses
+    assert set(statuses) <= {"sent", "dropped"}, (statuses, [
+        (r.get("action"), r["slot"], r["error"]) for r in db.outbox() if r["status"] == "failed"])
     assert any(r["attempts"] > 0 and r["status"] == "sent" for r in db.outbox())
 
     # the private game: one result per round, the table message shows the newest view

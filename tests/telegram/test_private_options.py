@@ -56,8 +56,7 @@ def test_options_of_a_private_game_are_set_by_buttons(
     # Run Fast in German: 8 hands instead of 4, one extra tap
     user = 1761
     menu = _menu(fake, user, "de")
-    menu = _tap(fake, user, menu, "v1:0:0:g.runfast", "de")
-    menu = _tap(fake, user, menu, "v1:0:0:g.runfast.2", "de")
+    menu = _tap(fake, user, menu, "v1:0:0:g.runfast", "de")  # (2 CPUs: the only choice)
     assert menu["text"] == ("Run Fast (Pao De Kuai) gegen 2 CPU-Gegner: Welche Stärke?\n"
                             "⚙ Darunter die Optionen: tippen zum Ändern.")
     assert _rows(menu) == [["Anfänger", "Normal", "Experte"], ["Hände: 4"]]
@@ -111,7 +110,6 @@ def test_options_of_a_private_game_are_set_by_buttons(
     user = 1764
     menu = _menu(fake, user, "de")
     menu = _tap(fake, user, menu, "v1:0:0:g.climbing", "de")
-    menu = _tap(fake, user, menu, "v1:0:0:g.climbing.3", "de")
     assert _label(menu, "v1:0:0:g.climbing.3.o.1") == "Straße schlagen: genau eins höher"
     menu = _tap(fake, user, menu, "v1:0:0:g.climbing.3.o.1", "de")
     assert _label(menu, "v1:0:0:g.climbing.3.o.0") == "Straße schlagen: jede höhere"

@@ -142,8 +142,8 @@ def test_cpu_count_rematch_and_leaving_in_a_group(
     g = GroupGame(fake, group, list(names), names, random.Random(17), table_id=table_id,
                   table_msg=mid, knock_bias=0.7)
     _play_to_the_end(g, langs)
-    final = g.table_message()
-    assert _tap(fake, group, ben, mid, codes(final)["again"], "en") == \
+    final = g.table_message()  # (it may have been posted anew at the bottom meanwhile)
+    assert _tap(fake, group, ben, final["message_id"], codes(final)["again"], "en") == \
         "Rematch! The others confirm with “✅ I'm in”."
     rematch = _newest_with(fake, group, "join", not_table=table_id)
     new_id, new_mid = table_of(rematch), rematch["message_id"]
@@ -173,13 +173,13 @@ def test_cpu_count_rematch_and_leaving_in_a_group(
                   table_msg=new_mid)
     hand = fake.wait_for(lambda: (m := g.hand_message(ben)) and "resign" in codes(m) and m,
                          WAIT, message="Ben's hand with the resign button")
-    assert _rows(hand)[-1] == ["🏳 Resign"]
+    assert _rows(hand)[-1] == ["🏳 Resign", "📜 Log"]
     assert _tap(fake, ben, ben, hand["message_id"], codes(hand)["resign"], "en") is None
     ask = _wait_text(fake, ben, hand["message_id"], "🏳 Really leave? A CPU takes over your seat.")
     assert _rows(ask) == [["Yes, resign", "Cancel"]]
     assert _tap(fake, ben, ben, hand["message_id"], codes(ask)["resign.n"], "en") == "Carry on."
     hand = fake.wait_for(lambda: (m := peek(fake, ben, hand["message_id"]))
-                         and _rows(m) and _rows(m)[-1] == ["🏳 Resign"] and m, WAIT,
+                         and _rows(m) and _rows(m)[-1] == ["🏳 Resign", "📜 Log"] and m, WAIT,
                          message="the question gone")
     assert "Really leave" not in hand["text"]
     assert _tap(fake, ben, ben, hand["message_id"], codes(hand)["resign"], "en") is None
@@ -195,7 +195,7 @@ def test_cpu_count_rematch_and_leaving_in_a_group(
     # the last person: the question says the table closes, and it does
     hand = fake.wait_for(lambda: (m := g.hand_message(alma)) and "resign" in codes(m) and m,
                          WAIT, message="Alma's hand with the resign button")
-    assert _rows(hand)[-1] == ["🏳 Aufgeben"]
+    assert _rows(hand)[-1] == ["🏳 Aufgeben", "📜 Verlauf"]
     assert _tap(fake, alma, alma, hand["message_id"], codes(hand)["resign"], "de") is None
     ask = _wait_text(fake, alma, hand["message_id"],
                      "🏳 Wirklich aussteigen? Du bist der letzte Mensch am Tisch – der Tisch endet.")
@@ -242,14 +242,15 @@ def _resign_privately(fake: FakeBotApi, db: Db, user: int, name: str, lang: str)
                                       if "resign" in codes(m)), None), WAIT,
                         message="the private table")
     table_id, mid = table_of(msg), msg["message_id"]
-    assert table_id is not None and _rows(msg)[-1] == [resign]
+    log = {"en": "📜 Log", "de": "📜 Verlauf"}[lang]
+    assert table_id is not None and _rows(msg)[-1] == [resign, log]
     assert _tap(fake, user, user, mid, codes(msg)["resign"], lang) is None
     ask = _wait_text(fake, user, mid, ask_text)
     assert _rows(ask) == [ask_rows]
     assert _tap(fake, user, user, mid, codes(ask)["resign.n"], lang) == cancelled
     msg = fake.wait_for(lambda: (m := peek(fake, user, mid)) and ask_text not in m["text"]
                         and m, WAIT, message="the question gone")
-    assert _rows(msg)[-1] == [resign]
+    assert _rows(msg)[-1] == [resign, log]
     assert _tap(fake, user, user, mid, codes(msg)["resign"], lang) is None
     ask = _wait_text(fake, user, mid, ask_text)
     assert _tap(fake, user, user, mid, codes(ask)["resign.y"], lang) == resigned
