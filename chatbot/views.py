@@ -221,8 +221,9 @@ def render_private(table: GameTable, seats: list[Seat], model: fsm.TableModel,
             lines.append(tr(lang, "winners", names=", ".join(names[s] for s in won))
                          if won else tr(lang, "game_over"))
         return View("\n".join(lines), rows)
-    lines += _log_lines(table, seats, lang, seat_no if seat is not None else None,
-                        group=not single)
+    # (the texts that never name a card that went into a hand: a move list this long would
+    # otherwise show cards the CPUs now hold)
+    lines += _log_lines(table, seats, lang, seat_no if seat is not None else None, group=True)
     seat_out = getattr(p, "seat_out", None)
     if seat is not None and seat_out is not None and seat_out(state, seat_no):
         lines.append(tr(lang, "spectator"))  # out: one message, edited, no turn of their own

@@ -16,7 +16,7 @@ ALERT_LIMIT = 190  # characters of an answer shown as an alert (Telegram takes 2
 
 def history(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
             code: str) -> Outcome:
-    lines = log_texts(table, seats, ctx.lang, group=not table.is_private)
+    lines = log_texts(table, seats, ctx.lang, group=True)  # (no card that went into a hand)
     text = "\n".join([tr(ctx.lang, "log_title", id=table.id), *lines]) if lines \
         else tr(ctx.lang, "log_empty")
     chat = store.get_chat(ctx.session, table.chat_id)

@@ -19,7 +19,7 @@ from .transaction import Ctx
 
 TIMEOUT_CHOICES = (30, 60, 120, 0)
 # buttons whose meaning never goes stale ("resign" is checked against the seat's question)
-VERSION_FREE = frozenset({"join", "leave", "cards", "back", "resign", "log"})
+VERSION_FREE = frozenset({"join", "leave", "cards", "back", "resign", "log", "skip"})
 Handler = Callable[[Ctx, GameTable, list[Seat], Player, UserRef, str], Outcome]
 
 

@@ -100,7 +100,9 @@ def _keep_in_view(ctx: Ctx, chat: Chat, table: GameTable, slot_name: str) -> tup
     elif slot.pinned:
         slot.pinned, action = None, "unpin"
         ctx.session.add(slot)
-    return _below(ctx, chat, slot_name, slot.message_id) > BURIED_AFTER, action
+    # a table just unpinned (its game is over) comes to the bottom if anything went below it
+    limit = 0 if action == "unpin" else BURIED_AFTER
+    return _below(ctx, chat, slot_name, slot.message_id) > limit, action
 
 
 def _below(ctx: Ctx, chat: Chat, slot_name: str, message_id: str) -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 import fsm
-from storage.models import GameTable, Player, Seat
+from storage.models import GameTable, Outbox, Player, Seat
 
 from ..i18n import tr
 from . import outgoing, play, store, table_life
@@ -25,13 +25,16 @@ def skip(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: Us
     seat = store.seat_of(seats, player)
     if seat is None or not table.is_private:
         raise Refusal(tr(ctx.lang, "not_seated"))
-    if table.fsm_state in fsm.PLAYING:
+    played = table.fsm_state in fsm.PLAYING
+    if played:
         if not outgoing.spectating(table, seats, play.model(table, seats)):
             raise Refusal(tr(ctx.lang, "skip_not_out"))
         _play_out(ctx, table, seats)
+        ctx.coalesce_views(Outbox)  # the end of the game, not each of its moves
+    # (a press that comes after the CPUs finished by themselves: nothing more to do)
     if code == "skip.again":
         return table_life.again(ctx, table, seats, player, user, "again")
-    return Outcome(None, table_id=table.id, changed=True)
+    return Outcome(None, table_id=table.id, changed=played)
 
 
 def _play_out(ctx: Ctx, table: GameTable, seats: list[Seat]) -> None:

@@ -51,6 +51,17 @@ class Ctx:
     def touch(self, table: GameTable) -> None:
         self.touched[table.id] = table  # type: ignore[index]
 
+    def coalesce_views(self, model: type[SQLModel]) -> None:
+        """Of the queued rows of ``model`` (the outbox) keep, per chat and slot, only the
+        newest view (a run of many moves in one input shows its end, not every step)."""
+        queued = self.session.info.get(_QUEUED, {}).get(model)
+        if not queued:
+            return
+        newest = {(r["chat_external_id"], r["slot"]): i for i, r in enumerate(queued)
+                  if r.get("slot") and not r.get("action")}
+        queued[:] = [r for i, r in enumerate(queued) if not r.get("slot") or r.get("action")
+                     or newest[(r["chat_external_id"], r["slot"])] == i]
+
     def queue(self, model: type[SQLModel], row: dict[str, Any]) -> None:
         """Insert a row (outbox, move log, result) with the input's other rows of its kind
         at commit: one bulk INSERT per model, in the order they were queued."""

@@ -130,7 +130,8 @@ def test_private_game_to_the_end(game: str, database: str, fake: FakeBotApi,
         and _winner_line(game, names, winners) in found[-1]["text"] and found,
         WAIT, message="the final result message")
     numbers = [int(RESULT_HEAD[game].match(m["text"]).group(1)) for m in results]  # type: ignore[union-attr]
-    assert numbers[-1] == rounds and sorted(set(numbers)) == list(range(1, rounds + 1))
+    shown = sorted(set(numbers))  # (a person out gets no result of the CPUs' rounds: the last)
+    assert numbers[-1] == rounds and shown[:-1] == list(range(1, len(shown)))
     if game == "runfast":
         assert rounds == 4
 
