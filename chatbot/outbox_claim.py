@@ -50,7 +50,7 @@ from .outbox import (
     slot_effects,
 )
 
-LEASE_SECONDS = 15.0  # a dead process's chats are free again after this
+LEASE_SECONDS = 30.0  # a dead process's chats are free again after this
 SEND_WINDOW = 5.0  # no send starts later than this into a lease (requests time out at 5 s)
 CHATS_PER_PASS = 100
 _LEASE = OutboxLease.__table__  # type: ignore[attr-defined]
@@ -343,8 +343,6 @@ class ClaimingOutbox:
         places the claim held in the limits. (Without it, the claim's times stay.)"""
         now_dt = self.store.clock()
         with self.store._write_lock, self.engine.begin() as conn:
-            if calls is not None and claim.sends:
-                self._record_calls(conn, claim, calls, now_dt.timestamp())
             upsert = _slot_upsert(conn.dialect.name)
             sent, slots, failed = [], [], []
             acted = []
@@ -377,3 +375,7 @@ class ClaimingOutbox:
                     "b_sends": claim.recent.get(chat, []) + calls.get(chat, [])
                     if calls is not None else claim.claimed.get(chat, [])}
                     for chat in claim.chats])
+            # the bot-wide window last: lease rows before the window row, in the order a
+            # claim locks them (two processes locking them the other way round deadlock)
+            if calls is not None and claim.sends:
+                self._record_calls(conn, claim, calls, now_dt.timestamp())

@@ -89,7 +89,11 @@ class TelegramBot:
         self.db = None if sqlite else ThreadPoolExecutor(4, thread_name_prefix="stammtisch-db")
         self.store = OutboxStore(service.engine, PLATFORM)
         self.transport = TelegramTransport(app.bot, on_forbidden=self._forbidden)
-        self.sender = OutboxSender(self.store, self.transport, limits, run=self._db)
+        # The sender's database work has a thread of its own on PostgreSQL: queued behind a
+        # flood of inputs, a pass could outlast its lease (and another process send again).
+        self._sender_db = None if sqlite else ThreadPoolExecutor(
+            1, thread_name_prefix="stammtisch-outbox")
+        self.sender = OutboxSender(self.store, self.transport, limits, run=self._sender_run)
         self.loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
         self._jobs: dict[int, Any] = {}  # table id -> its armed deadline job
@@ -132,6 +136,13 @@ class TelegramBot:
         await self.sender.stop()
         if self.db is not None:
             self.db.shutdown(wait=False)
+        if self._sender_db is not None:
+            self._sender_db.shutdown(wait=False)
+
+    async def _sender_run(self, fn: Callable[..., T], *args: Any) -> T:
+        if self._sender_db is None:
+            return fn(*args)
+        return await asyncio.get_running_loop().run_in_executor(self._sender_db, fn, *args)
 
     async def _db(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """Run an input's database work: on SQLite right here on the event loop (a few
