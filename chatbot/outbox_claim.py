@@ -5,7 +5,8 @@ A process delivers a chat's rows only while it holds the chat's lease (a row of
 LOCKED``: two processes never wait for each other, nor take the same chat), delivers, records
 the outcomes and gives the leases back in one transaction. So a chat's messages go out in
 order, one process at a time, and one chat's backlog never holds another's back. A process that
-dies in a pass holds its chats until the lease expires (``LEASE_SECONDS``); no pass starts a
+dies in a pass holds its chats until the lease expires (``LEASE_SECONDS``), or until a process
+on the same host sees that it runs no more (a restart frees them at once); no pass starts a
 send later than ``SEND_WINDOW`` seconds into its lease, so a slow process never overlaps the
 next holder.
 
@@ -87,6 +88,30 @@ def holder_id() -> str:
     return f"{socket.gethostname()[:40]}:{os.getpid()}:{secrets.token_hex(3)}"
 
 
+def _dead_on_this_host(holder: str, me: str) -> bool:
+    """Whether a lease holder named by ``holder_id`` was a process on this host that is gone:
+    its pid runs no more (or only as a zombie), or it is our own pid with another random part
+    (a restarted container's process 1)."""
+    host, _, rest = holder.partition(":")
+    pid_text = rest.partition(":")[0]
+    if host != me.partition(":")[0] or not pid_text.isdigit():
+        return False
+    pid = int(pid_text)
+    if pid == os.getpid():
+        return holder != me
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # (it runs, as another user)
+        return False
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rpartition(")")[2].split()[0] == "Z"
+    except (OSError, IndexError):
+        return False
+
+
 def chat_wait(sends: list[float], now: float, limits: Limits, group: bool) -> float:
     """Seconds until the next message to a chat may go, given its recent sends."""
     waits = [0.0]
@@ -126,6 +151,12 @@ _RELEASE = update(_LEASE).where(
     _LEASE.c.platform == bindparam("b_platform"), _LEASE.c.holder == bindparam("b_holder"),
     _LEASE.c.chat_external_id == bindparam("b_chat")).values(
     holder="", expires_at=bindparam("b_now"), sends=bindparam("b_sends"))
+_HELD = core_select(_LEASE.c.holder).where(
+    _LEASE.c.platform == bindparam("b_platform"), _LEASE.c.holder != "",
+    _LEASE.c.holder != bindparam("b_holder")).distinct()
+_FREE_HOLDER = update(_LEASE).where(
+    _LEASE.c.platform == bindparam("b_platform"),
+    _LEASE.c.holder.in_(bindparam("b_holders", expanding=True))).values(holder="")
 _RANKED = core_select(
     _OUTBOX.c.id, _OUTBOX.c.chat_external_id, _OUTBOX.c.slot, _OUTBOX.c.repost,
     _OUTBOX.c.fresh, _OUTBOX.c.text, _OUTBOX.c.buttons, _OUTBOX.c.not_before, _OUTBOX.c.action,
@@ -195,9 +226,26 @@ class ClaimingOutbox:
         self.engine, self.platform = store.engine, store.platform
         self._window_ready = False
         self._passes = 0
+        self._orphans_freed = False
+
+    def free_orphans(self) -> list[str]:
+        """Give back the leases of this host's processes that run no more, so that a restarted
+        process takes their chats at once instead of after ``LEASE_SECONDS`` (a process on
+        another host that died still holds its chats until its leases expire). Returns the
+        holders whose leases were freed."""
+        with self.store._write_lock, self.engine.begin() as conn:
+            held = [r.holder for r in conn.execute(
+                _HELD, {"b_platform": self.platform, "b_holder": self.holder})
+                if _dead_on_this_host(r.holder, self.holder)]
+            if held:
+                conn.execute(_FREE_HOLDER, {"b_platform": self.platform, "b_holders": held})
+        self._orphans_freed = True
+        return held
 
     def claim(self, limit: int = 200) -> Claim:
         """Lease the chats that have due rows and are free, and pick what may go now."""
+        if not self._orphans_freed:
+            self.free_orphans()
         now_dt = self.store.clock()
         now = now_dt.timestamp()
         started = time.monotonic()

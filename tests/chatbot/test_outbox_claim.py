@@ -5,6 +5,10 @@ its own engine, so its own connections)."""
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+import sys
 import threading
 from collections import defaultdict
 from datetime import timedelta
@@ -211,3 +215,40 @@ def test_a_lease_is_renewed_only_by_its_holder(db_engine, clock):
         assert lease is not None and lease.holder == "a"
         assert lease.expires_at.replace(tzinfo=clock().tzinfo) == \
             clock() + timedelta(seconds=LEASE_SECONDS)
+
+
+def _dead_pid() -> int:
+    """The pid of a process of this host that has ended (and been waited for)."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+@pytest.mark.parametrize("before", ["a dead pid", "our own pid"])
+def test_a_restarted_process_takes_the_chats_of_a_dead_process_on_its_host_at_once(
+        db_engine, clock, before):
+    host = socket.gethostname()[:40]
+    # a killed process; or one that had our pid (a container's process 1 before a restart)
+    pid = _dead_pid() if before == "a dead pid" else os.getpid()
+    dead = process(db_engine, clock, name=f"{host}:{pid}:aaaaaa")
+    (row,) = put(db_engine, clock, "7", ["hello once"])
+    assert [i.id for i in dead.claim().items] == [row]  # ... and the process is killed here
+    restarted = process(db_engine, clock)  # no time has passed: the lease has not expired
+    taken = restarted.claim()
+    assert [i.id for i in taken.items] == [row]
+    sent_all(restarted, taken)
+    assert status(db_engine)[row][0] == "sent"
+
+
+def test_leases_of_living_or_remote_processes_are_not_taken_early(db_engine, clock):
+    host = socket.gethostname()[:40]
+    alive = process(db_engine, clock, name=f"{host}:{os.getppid()}:cccccc")  # (our parent)
+    remote = process(db_engine, clock, name=f"elsewhere:{_dead_pid()}:dddddd")
+    put(db_engine, clock, "1", ["one"])
+    assert alive.claim().items
+    put(db_engine, clock, "2", ["two"])
+    assert remote.claim().items
+    other = process(db_engine, clock)
+    assert other.free_orphans() == [] and other.claim().items == []
+    clock.advance(LEASE_SECONDS + 1)
+    assert sorted(other.claim().chats) == ["1", "2"]
