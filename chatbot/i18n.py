@@ -8,6 +8,7 @@ DEFAULT_LANGUAGE = "de"
 LANGUAGES = ("de", "en")
 
 _DE: dict[str, str] = {
+    "join_names": "{names} und {last}",
     # general
     "welcome": "Servus! Ich bin der Stammtisch-Bot. Hier spielt ihr Schwimmen, Einunddreißig "
                "(Scat), Run Fast und Joker-Aufstieg – in der Gruppe miteinander oder privat "
@@ -118,6 +119,7 @@ _DE: dict[str, str] = {
 }
 
 _EN: dict[str, str] = {
+    "join_names": "{names} and {last}",
     "welcome": "Hi! I'm the Stammtisch bot. Play Schwimmen, Einunddreißig (Scat), Run Fast and "
                "Joker Climb here – together in a group or privately against CPU players.\n\n"
                "/new – new game\n/help – help\n/rules – rules\n/language – language",
@@ -244,8 +246,7 @@ def join_names(names: list[str], lang: str | None) -> str:
     """``A``, ``A und B``, ``A, B und C`` (English: and)."""
     if len(names) <= 1:
         return "".join(names)
-    word = " und " if lang != "en" else " and "
-    return ", ".join(names[:-1]) + word + names[-1]
+    return tr(lang, "join_names", names=", ".join(names[:-1]), last=names[-1])
 
 
 def pick_language(chat_language: str | None, user_language: str | None,

@@ -98,7 +98,7 @@ def _lobby(table: GameTable, seats: list[Seat], lang: str) -> View:
     lines += [tr(lang, "tl.cpu_seat", no=len(seats) + i + 1, name=f"🤖 {name}")
               for i, name in enumerate(_cpu_names()[:cpus])]
     players = "\n".join(lines) or tr(lang, "lobby_empty")
-    text = tr(lang, "lobby", game=p.NAMES.get(lang, table.game), opener=opener,
+    text = tr(lang, "lobby", game=p.name(lang), opener=opener,
               count=str(game.MIN_SEATS) if game.MIN_SEATS == game.MAX_SEATS
               else f"{game.MIN_SEATS}–{game.MAX_SEATS}", players=players)
     clock = f"⏱ {table.turn_timeout} s" if table.turn_timeout else "⏱ –"
@@ -137,7 +137,7 @@ def _rematch(table: GameTable, seats: list[Seat], lang: str) -> View:
             lines.append(f"{_seat_line(s, lang)} {tr(lang, mark)}")
     seconds = rematch.get("seconds")
     text = tr(lang, "tl.rematch" if seconds else "tl.rematch_short",
-              game=p.NAMES.get(lang, table.game), seconds=seconds, players="\n".join(lines))
+              game=p.name(lang), seconds=seconds, players="\n".join(lines))
     rows: Rows = [
         [_btn(table, tr(lang, "tl.confirm"), "join"), _btn(table, tr(lang, "leave"), "leave")],
         [_btn(table, tr(lang, "start"), "start"), _btn(table, tr(lang, "stop"), "stop")],
@@ -155,7 +155,7 @@ def render_table(table: GameTable, seats: list[Seat], model: fsm.TableModel, lan
     state = model.engine_state
     names = _names(seats)
     if table.fsm_state == fsm.ABANDONED:
-        lines = [f"🃏 {p.NAMES.get(lang, table.game)}", tr(lang, "abandoned")]
+        lines = [f"🃏 {p.name(lang)}", tr(lang, "abandoned")]
         return View("\n".join(lines))
     lines = p.public_lines(state, names, lang, table.options, _marks(seats, lang))
     rows: Rows = []
@@ -198,7 +198,7 @@ def render_private(table: GameTable, seats: list[Seat], model: fsm.TableModel,
     if table.fsm_state == fsm.LOBBY or state is None:
         return View(tr(lang, "hand_private_hint"))
     if table.fsm_state == fsm.ABANDONED:
-        return View(f"🃏 {p.NAMES.get(lang, table.game)}\n{tr(lang, 'abandoned')}")
+        return View(f"🃏 {p.name(lang)}\n{tr(lang, 'abandoned')}")
     lines: list[str] = p.public_lines(state, names, lang, table.options, _marks(seats, lang))
     rows: Rows = []
     if not single and lines:  # what the group's table shows, and which table it is

@@ -14,31 +14,31 @@ from typing import TextIO
 from engine import GAMES
 from engine.bots import LEVELS
 
-from ..i18n import tr
+from ..i18n import register, tr
 from ..outbox import OutboxStore, deliver
 from ..service import ChatRef, Service, UserRef
 
 PLATFORM = "console"
 CHAT = ChatRef(PLATFORM, "local", "private", "Terminal")
 
-_TEXT = {
-    "de": {
-        "resume": "Es gibt einen unfertigen Tisch ({game}, Runde {round}). Fortsetzen? [J/n] ",
-        "choose": "Deine Wahl (1–{n}, q = beenden): ",
-        "bad": "Bitte eine Zahl von 1 bis {n} eingeben (oder q zum Beenden).",
-        "bye": "Tschüss! Der Tisch ist gespeichert – `stammtisch play {game}` setzt ihn fort.",
-        "done": "Spiel vorbei. Tschüss!",
-        "enter": "Weiter mit Enter (q = beenden) ",
-    },
-    "en": {
-        "resume": "There is an unfinished table ({game}, round {round}). Resume? [Y/n] ",
-        "choose": "Your choice (1–{n}, q = quit): ",
-        "bad": "Please enter a number from 1 to {n} (or q to quit).",
-        "bye": "Bye! The table is saved – `stammtisch play {game}` resumes it.",
-        "done": "Game over. Bye!",
-        "enter": "Press Enter to go on (q = quit) ",
-    },
-}
+register("de", {
+    "console.resume": "Es gibt einen unfertigen Tisch ({game}, Runde {round}). Fortsetzen? [J/n] ",
+    "console.choose": "Deine Wahl (1–{n}, q = beenden): ",
+    "console.bad": "Bitte eine Zahl von 1 bis {n} eingeben (oder q zum Beenden).",
+    "console.bye": "Tschüss! Der Tisch ist gespeichert – `stammtisch play {game}` setzt ihn fort.",
+    "console.done": "Spiel vorbei. Tschüss!",
+    "console.enter": "Weiter mit Enter (q = beenden) ",
+    "console.player": "Spieler",
+})
+register("en", {
+    "console.resume": "There is an unfinished table ({game}, round {round}). Resume? [Y/n] ",
+    "console.choose": "Your choice (1–{n}, q = quit): ",
+    "console.bad": "Please enter a number from 1 to {n} (or q to quit).",
+    "console.bye": "Bye! The table is saved – `stammtisch play {game}` resumes it.",
+    "console.done": "Game over. Bye!",
+    "console.enter": "Press Enter to go on (q = quit) ",
+    "console.player": "Player",
+})
 
 
 class ConsoleTransport:
@@ -104,12 +104,12 @@ class ConsoleGame:
         self.store = OutboxStore(service.engine, PLATFORM, clock=service.clock)
         name = (os.environ.get("USER") or "").strip().capitalize()
         if not name or name == "Root":
-            name = "Spieler" if lang == "de" else "Player"
+            name = tr(lang, "console.player")
         self.user = UserRef("local", name, language=lang)
         self.table_id: int | None = None
 
     def t(self, key: str, **kw: object) -> str:
-        return _TEXT[self.lang][key].format(**kw)
+        return tr(self.lang, f"console.{key}", **kw)
 
     def pump(self) -> None:
         """Run every due CPU move and deliver the outbox, until nothing is left to do."""

@@ -19,7 +19,6 @@ from engine.protocol import EXCHANGE, FINISHED, PAYOUT, TURN
 from ..i18n import register, tr
 
 GAME_ID = game.GAME_ID
-NAMES = {"de": "Joker-Aufstieg", "en": "Joker Climb"}
 DEFAULT_TABLE_OPTIONS: dict[str, Any] = {}
 OPTION_CHOICES: dict[str, list[Any]] = {"straight_step": list(game.STRAIGHT_STEPS)}
 TABS = (*game.KINDS, "sel")
@@ -29,6 +28,11 @@ HAND_PER_ROW = 4
 PLACES = ("🥇", "🥈", "🥉", "4.")
 
 register("de", {
+    "cl.joker.BJ": "🃏 schwarzer Joker",
+    "cl.joker.RJ": "🃏 roter Joker",
+    "cl.joker_short.BJ": "🃏 schwarz",
+    "cl.joker_short.RJ": "🃏 rot",
+    "game.climbing": "Joker-Aufstieg",
     "cl.header": "Runde {n} · Ziel {target} Punkte",
     "cl.kind.single": "Einzelkarte",
     "cl.kind.pair": "Paar",
@@ -111,6 +115,11 @@ register("de", {
     ),
 })
 register("en", {
+    "cl.joker.BJ": "🃏 black joker",
+    "cl.joker.RJ": "🃏 red joker",
+    "cl.joker_short.BJ": "🃏 black",
+    "cl.joker_short.RJ": "🃏 red",
+    "game.climbing": "Joker Climb",
     "cl.header": "Round {n} · target {target} points",
     "cl.kind.single": "single",
     "cl.kind.pair": "pair",
@@ -198,18 +207,11 @@ register("en", {
 # helpers
 
 
-# The jokers by name, as the rules call them (in texts), and short (on buttons).
-_JOKERS = {"de": {"BJ": "🃏 schwarzer Joker", "RJ": "🃏 roter Joker"},
-           "en": {"BJ": "🃏 black joker", "RJ": "🃏 red joker"}}
-_JOKERS_SHORT = {"de": {"BJ": "🃏 schwarz", "RJ": "🃏 rot"},
-                 "en": {"BJ": "🃏 black", "RJ": "🃏 red"}}
-
-
 def card_text(card: Any, lang: str, short: bool = False) -> str:
     """A card as players read it: ``A♥``, ``10♠``; a joker by its name."""
     if card.code in ("BJ", "RJ"):
-        names = _JOKERS_SHORT if short else _JOKERS
-        return names.get(lang, names["en"])[card.code]
+        # the jokers by name, as the rules call them (in texts), and short (on buttons)
+        return tr(lang, f"cl.joker{'_short' if short else ''}.{card.code}")
     return card.symbol
 
 
@@ -233,6 +235,11 @@ def _label(action: game.ClimbAction, lang: str) -> str:
 
 def _kind(kind: str, lang: str) -> str:
     return tr(lang, f"cl.kind.{kind}")
+
+
+def name(lang: str | None) -> str:
+    """The game's name in ``lang``."""
+    return tr(lang, "game.climbing")
 
 
 def rules(lang: str) -> str:
@@ -264,7 +271,7 @@ def _exchange_line(state: game.State, names: list[str], lang: str) -> str | None
 def public_lines(state: game.State, names: list[str], lang: str, options: dict[str, Any],
                  marks: list[str]) -> list[str]:
     """Status lines anyone may see: table, counts, who is out, scores, target. No hidden card."""
-    lines = [f"🃏 {NAMES.get(lang, NAMES['de'])} · "
+    lines = [f"🃏 {name(lang)} · "
              + tr(lang, "cl.header", n=state.round_no, target=state.target)]
     playing = state.phase in (EXCHANGE, TURN)
     ex_line = _exchange_line(state, names, lang)

@@ -21,7 +21,6 @@ from engine.protocol import FINISHED, PAYOUT, TURN
 from ..i18n import engine_reason, register, tr
 
 GAME_ID = game.GAME_ID
-NAMES = {"de": "Run Fast (Pao De Kuai)", "en": "Run Fast (Pao De Kuai)"}
 DEFAULT_TABLE_OPTIONS: dict[str, Any] = {}
 OPTION_CHOICES: dict[str, list[Any]] = {"hands": list(game.HANDS_CHOICES)}
 TABS = (*game.KINDS, "sel")
@@ -32,6 +31,7 @@ HAND_PER_ROW = 4
 TABS_PER_ROW = 4
 
 register("de", {
+    "game.runfast": "Run Fast (Pao De Kuai)",
     "rf.header": "Hand {n} von {total}",
     "rf.kind.single": "Einzelkarte",
     "rf.kind.pair": "Paar",
@@ -118,6 +118,7 @@ register("de", {
     ),
 })
 register("en", {
+    "game.runfast": "Run Fast (Pao De Kuai)",
     "rf.header": "Hand {n} of {total}",
     "rf.kind.single": "single",
     "rf.kind.pair": "pair",
@@ -235,6 +236,11 @@ def _score_list(names: list[str], values: tuple[int, ...] | list[int], signed: b
     return " · ".join(f"{names[s]} {fmt(values[s])}" for s in range(len(values)))
 
 
+def name(lang: str | None) -> str:
+    """The game's name in ``lang``."""
+    return tr(lang, "game.runfast")
+
+
 def rules(lang: str) -> str:
     return tr(lang, "rf.rules")
 
@@ -251,7 +257,7 @@ def public_lines(state: game.State, names: list[str], lang: str, options: dict[s
                  marks: list[str]) -> list[str]:
     """Status lines anyone may see: the play on the table, card counts, alerts, bombs, scores.
     No hidden card."""
-    lines = [f"🃏 {NAMES.get(lang, NAMES['de'])} · "
+    lines = [f"🃏 {name(lang)} · "
              + tr(lang, "rf.header", n=state.round_no, total=state.hands_total)]
     playing = state.phase == TURN
     if playing:

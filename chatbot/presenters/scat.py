@@ -11,7 +11,6 @@ from engine.protocol import FINISHED, PAYOUT
 from ..i18n import register, tr
 
 GAME_ID = game.GAME_ID
-NAMES = {"de": "Einunddreißig (Scat)", "en": "Scat (31)"}
 DEFAULT_TABLE_OPTIONS: dict[str, Any] = {}
 # Engine options offered as lobby buttons; the first value is the default (RULES.md §2).
 OPTION_CHOICES: dict[str, list[Any]] = {
@@ -22,6 +21,7 @@ OPTION_CHOICES: dict[str, list[Any]] = {
 }
 
 register("de", {
+    "game.scat": "Einunddreißig (Scat)",
     "scat.table": "Ablage: {top} · Stapel: {n} Karte|Ablage: {top} · Stapel: {n} Karten",
     "scat.table_empty": "Ablage: {top} · Stapel: leer",
     "scat.tiebreak": "Stechen",
@@ -101,6 +101,7 @@ register("de", {
     ),
 })
 register("en", {
+    "game.scat": "Scat (31)",
     "scat.table": "Discard: {top} · Stock: {n} card|Discard: {top} · Stock: {n} cards",
     "scat.table_empty": "Discard: {top} · Stock: empty",
     "scat.tiebreak": "tie-break",
@@ -205,6 +206,11 @@ def option_label(key: str, value: Any, lang: str) -> str:
     return tr(lang, f"scat.opt.{key}", value=tr(lang, word))
 
 
+def name(lang: str | None) -> str:
+    """The game's name in ``lang``."""
+    return tr(lang, "game.scat")
+
+
 def rules(lang: str) -> str:
     return tr(lang, "scat.rules")
 
@@ -221,7 +227,7 @@ def public_lines(state: game.State, names: list[str], lang: str, options: dict[s
                  marks: list[str]) -> list[str]:
     """Status lines anyone may see: discard top, stock size, tokens, bus, knock. No hand cards."""
     playing = _playing(state)
-    head = f"🃏 {NAMES.get(lang, NAMES['de'])} · {tr(lang, 'round', n=state.round_no)}"
+    head = f"🃏 {name(lang)} · {tr(lang, 'round', n=state.round_no)}"
     if state.tiebreak and (playing or state.phase == PAYOUT):
         head += f" · {tr(lang, 'scat.tiebreak')}"
     lines = [head]

@@ -8,14 +8,14 @@ from engine import schwimmen as game
 from engine.cards import BY_CODE, show
 from engine.protocol import FINISHED, PAYOUT
 
-from ..i18n import join_names, register
+from ..i18n import join_names, register, tr
 
 GAME_ID = game.GAME_ID
-NAMES = {"de": "Schwimmen", "en": "Schwimmen (31)"}
 CURRENCIES = {"coins": "🪙", "euro": "€", "matches": "🔥"}
 DEFAULT_TABLE_OPTIONS: dict[str, Any] = {"currency": "coins"}
 
 register("de", {
+    "game.schwimmen": "Schwimmen",
     "sw.middle": "Mitte: {cards}",
     "sw.currency": "Währung: {cur}",
     "sw.hand": "Deine Karten: {cards} (Wert {value})",
@@ -61,6 +61,7 @@ register("de", {
     ),
 })
 register("en", {
+    "game.schwimmen": "Schwimmen (31)",
     "sw.middle": "Middle: {cards}",
     "sw.currency": "Currency: {cur}",
     "sw.hand": "Your cards: {cards} (value {value})",
@@ -122,6 +123,11 @@ def currency_label(currency: str, lang: str) -> str:
     return tr(lang, "sw.currency", cur=CURRENCIES.get(currency, CURRENCIES["coins"]))
 
 
+def name(lang: str | None) -> str:
+    """The game's name in ``lang``."""
+    return tr(lang, "game.schwimmen")
+
+
 def rules(lang: str) -> str:
     from ..i18n import tr
     return tr(lang, "sw.rules")
@@ -132,7 +138,7 @@ def public_lines(state: game.State, names: list[str], lang: str, options: dict[s
     """Status lines anyone may see: middle, coins, passes, knock. No hand cards."""
     from ..i18n import tr
     cur = options.get("currency", "coins")
-    lines = [f"🃏 {NAMES.get(lang, NAMES['de'])} · {tr(lang, 'round', n=state.round_no)}"]
+    lines = [f"🃏 {name(lang)} · {tr(lang, 'round', n=state.round_no)}"]
     if state.phase not in (PAYOUT, FINISHED):
         lines.append(tr(lang, "sw.middle", cards=show(state.middle)))
     for s in range(state.seats):

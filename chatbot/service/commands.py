@@ -28,7 +28,7 @@ def start(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Out
                 where = store.get_chat(ctx.session, table.chat_id)
                 outgoing.say(ctx, chat, tr(
                     ctx.lang, "seated_at", id=table.id,
-                    game=presenter(table.game).NAMES.get(ctx.lang, table.game),
+                    game=presenter(table.game).name(ctx.lang),
                     group=(where.title if where and where.title else "?")))
             play.show(ctx, table)
     return Outcome(None)
@@ -50,7 +50,7 @@ def rules(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Out
     if table is not None:
         outgoing.say(ctx, chat, table_rules(table, ctx.lang), fresh=True)
         return Outcome(None)
-    rows = [[(presenter(g).NAMES.get(ctx.lang, g), buttons.encode(0, 0, f"r.{g}"))]
+    rows = [[(presenter(g).name(ctx.lang), buttons.encode(0, 0, f"r.{g}"))]
             for g in PRESENTERS]
     outgoing.say(ctx, chat, tr(ctx.lang, "rules_which"), rows, slot="rules", fresh=True)
     return Outcome(None)
@@ -110,7 +110,7 @@ def new(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outco
         opts = option_words(ctx, parts[0], [w for w in words if "=" in w])
         return menus.menu_press(ctx, chat, player, user, "g." + ".".join(parts[:3]),
                                 engine_options=opts)
-    rows = [[(presenter(g).NAMES.get(ctx.lang, g), buttons.encode(0, 0, f"g.{g}"))]
+    rows = [[(presenter(g).name(ctx.lang), buttons.encode(0, 0, f"g.{g}"))]
             for g in PRESENTERS]
     outgoing.say(ctx, chat, tr(ctx.lang, "choose_game"), rows, slot="menu", repost=True,
                  fresh=True)  # a command's answer: at the bottom, even if the menu is unchanged

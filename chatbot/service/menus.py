@@ -43,7 +43,7 @@ def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str,
         raise Refusal(tr(ctx.lang, "unknown_button"))
     game_id = parts[1]
     game = GAMES[game_id]
-    name = presenter(game_id).NAMES.get(ctx.lang, game_id)
+    name = presenter(game_id).name(ctx.lang)
     if chat.kind == "group":
         if store.open_table(ctx.session, chat) is not None:
             raise Refusal(tr(ctx.lang, "busy_table"))
@@ -100,7 +100,7 @@ def _level_step(ctx: Ctx, chat: Chat, game_id: str, n: int, picks: dict[str, Any
         cycled[i] = str((now + 1) % len(values))
         rows.append([(_option_label(game_id, key, values[now], ctx.lang),
                       buttons.encode(0, 0, f"g.{game_id}.{n}.o.{'-'.join(cycled)}"))])
-    text = tr(ctx.lang, "choose_level", game=p.NAMES.get(ctx.lang, game_id), n=n)
+    text = tr(ctx.lang, "choose_level", game=p.name(ctx.lang), n=n)
     if choices:
         text += "\n" + tr(ctx.lang, "menu.options_hint")
     outgoing.say(ctx, chat, text, rows, slot="menu")
@@ -153,8 +153,8 @@ def _confirm_replace(ctx: Ctx, chat: Chat, running: GameTable, game_id: str, n: 
              (tr(ctx.lang, "replace_no"), buttons.encode(0, 0, "keep"))]]
     outgoing.say(ctx, chat, tr(
         ctx.lang, "replace_running", id=running.id,
-        running=presenter(running.game).NAMES.get(ctx.lang, running.game),
-        game=presenter(game_id).NAMES.get(ctx.lang, game_id)), rows, slot="menu", fresh=True)
+        running=presenter(running.game).name(ctx.lang),
+        game=presenter(game_id).name(ctx.lang)), rows, slot="menu", fresh=True)
     return Outcome(None)
 
 

@@ -251,7 +251,7 @@ def _record(lang: str, games: int, wins: int) -> str:
 
 def _game_name(game: str, lang: str) -> str:
     p = PRESENTERS.get(game)
-    return p.NAMES.get(lang, p.NAMES["de"]) if p is not None else game
+    return p.name(lang) if p is not None else game
 
 
 def best_streak(won: Iterable[bool]) -> int:

@@ -39,7 +39,7 @@ from storage.keyvalue import get_value, put_value
 
 from ..config import Config
 from ..heap import freeze_startup_heap
-from ..i18n import pick_language, tr
+from ..i18n import LANGUAGES, pick_language, register, tr
 from ..outbox import OutboxStore
 from ..service import Change, ChatRef, Outcome, Service, UserRef
 from .polling import ConfirmingBot, ConfirmingUpdateProcessor
@@ -58,14 +58,18 @@ POOL_SIZE = 256  # concurrent Bot API calls (answers and outbox deliveries), as 
 MAX_UPDATES = 256  # updates handled at once (PTB's concurrent updates)
 T = TypeVar("T")
 
-_COMMAND_TEXT = {
-    "de": {"start": "Begrüßung und Hilfe", "help": "Hilfe", "rules": "Spielregeln",
-           "language": "Sprache wählen", "new": "Neues Spiel", "stop": "Tisch beenden",
-           "stats": "Deine Statistik", "top": "Bestenliste der Gruppe"},
-    "en": {"start": "Welcome and help", "help": "Help", "rules": "Game rules",
-           "language": "Choose language", "new": "New game", "stop": "Close the table",
-           "stats": "Your stats", "top": "The group's leaderboard"},
-}
+register("de", {
+    "command.start": "Begrüßung und Hilfe", "command.help": "Hilfe",
+    "command.rules": "Spielregeln", "command.language": "Sprache wählen",
+    "command.new": "Neues Spiel", "command.stop": "Tisch beenden",
+    "command.stats": "Deine Statistik", "command.top": "Bestenliste der Gruppe",
+})
+register("en", {
+    "command.start": "Welcome and help", "command.help": "Help",
+    "command.rules": "Game rules", "command.language": "Choose language",
+    "command.new": "New game", "command.stop": "Close the table",
+    "command.stats": "Your stats", "command.top": "The group's leaderboard",
+})
 
 
 def api_base(url: str | None) -> str | None:
@@ -115,11 +119,11 @@ class TelegramBot:
         me = await app.bot.get_me()
         username = me.username
         self.service.settings.start_link = lambda table_id: f"https://t.me/{username}?start=t{table_id}"
-        for lang in ("de", "en"):
-            cmds = [BotCommand(c, _COMMAND_TEXT[lang][c]) for c in COMMANDS]
+        for lang in LANGUAGES:
+            cmds = [BotCommand(c, tr(lang, f"command.{c}")) for c in COMMANDS]
             await app.bot.set_my_commands(cmds, language_code=lang)
         await app.bot.set_my_commands(
-            [BotCommand(c, _COMMAND_TEXT[self.service.settings.default_language][c])
+            [BotCommand(c, tr(self.service.settings.default_language, f"command.{c}"))
              for c in COMMANDS])
         self._before_start = _newest(await self._db(get_value, self.service.engine, NEWEST_KEY))
         self.sender.start()

@@ -149,7 +149,7 @@ def test_rules_ask_which_game_or_show_the_tables_own(
         asked = fake.wait_for(lambda u=user, q=question: (m := _newest(fake, u))
                               and m["text"] == q and m, WAIT, message="which rules?")
         assert [label for label, _ in buttons(asked)] == [
-            p.NAMES[language] for p in PRESENTERS.values()]
+            p.name(language) for p in PRESENTERS.values()]
         uid = fake.press(user, user, asked["message_id"], "v1:0:0:r.scat", language_code=language)
         assert answer_text(fake, uid) is None
         scat_rules = PRESENTERS["scat"].rules(language)
