@@ -14,30 +14,21 @@ from typing import TextIO
 from engine import GAMES
 from engine.bots import LEVELS
 
-from ..i18n import register, tr
+from ..i18n import N_, register, tr
 from ..outbox import OutboxStore, deliver
 from ..service import ChatRef, Service, UserRef
 
 PLATFORM = "console"
 CHAT = ChatRef(PLATFORM, "local", "private", "Terminal")
 
-register("de", {
-    "console.resume": "Es gibt einen unfertigen Tisch ({game}, Runde {round}). Fortsetzen? [J/n] ",
-    "console.choose": "Deine Wahl (1–{n}, q = beenden): ",
-    "console.bad": "Bitte eine Zahl von 1 bis {n} eingeben (oder q zum Beenden).",
-    "console.bye": "Tschüss! Der Tisch ist gespeichert – `stammtisch play {game}` setzt ihn fort.",
-    "console.done": "Spiel vorbei. Tschüss!",
-    "console.enter": "Weiter mit Enter (q = beenden) ",
-    "console.player": "Spieler",
-})
-register("en", {
-    "console.resume": "There is an unfinished table ({game}, round {round}). Resume? [Y/n] ",
-    "console.choose": "Your choice (1–{n}, q = quit): ",
-    "console.bad": "Please enter a number from 1 to {n} (or q to quit).",
-    "console.bye": "Bye! The table is saved – `stammtisch play {game}` resumes it.",
-    "console.done": "Game over. Bye!",
-    "console.enter": "Press Enter to go on (q = quit) ",
-    "console.player": "Player",
+register({
+    "console.resume": N_("There is an unfinished table ({game}, round {round}). Resume? [Y/n] "),
+    "console.choose": N_("Your choice (1–{n}, q = quit): "),
+    "console.bad": N_("Please enter a number from 1 to {n} (or q to quit)."),
+    "console.bye": N_("Bye! The table is saved – `stammtisch play {game}` resumes it."),
+    "console.done": N_("Game over. Bye!"),
+    "console.enter": N_("Press Enter to go on (q = quit) "),
+    "console.player": N_("Player"),
 })
 
 

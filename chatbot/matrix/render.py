@@ -12,7 +12,7 @@ import html
 import re
 from dataclasses import dataclass
 
-from ..i18n import register
+from ..i18n import N_, register
 
 # Button code → the reaction the bot seeds under a message that offers it.
 REACTIONS: dict[str, str] = {
@@ -47,29 +47,17 @@ MOVES: dict[str, str] = {
     "back": "back", "zurück": "back", "zurueck": "back",
 }
 
-register("de", {
-    "mx.how": "So spielst du hier: antworte mit der Zahl einer Auswahl (z. B. „2“), oder "
-              "tippe auf eine Reaktion unter der Nachricht (👍 mitmachen, ✊ klopfen, ⏭️ "
-              "schieben, ⏩ weiter). Befehle: !neu, !mitmachen, !starten, !klopfen, !schieben, "
-              "!weiter, !stopp, !regeln, !sprache en.",
-    "mx.pick": "Bitte antworte mit einer Zahl von 1 bis {n}.",
-    "mx.nothing": "Gerade gibt es hier nichts zu wählen.",
-    "mx.not_now": "Das geht gerade nicht.",
-    "mx.dm_failed": "Ich konnte {name} keine Direktnachricht schicken – bitte lade mich in "
-                    "einen Direktchat ein.",
-    "mx.undecryptable": "Ich konnte deine Nachricht nicht entschlüsseln – bitte noch einmal "
-                        "schicken.",
-})
-register("en", {
-    "mx.how": "How to play here: reply with the number of a choice (e.g. “2”), or tap a "
-              "reaction under the message (👍 join, ✊ knock, ⏭️ pass, ⏩ next). Commands: "
-              "!new, !join, !start, !knock, !pass, !next, !stop, !rules, !language de.",
-    "mx.pick": "Please reply with a number from 1 to {n}.",
-    "mx.nothing": "There is nothing to choose here right now.",
-    "mx.not_now": "That isn't possible right now.",
-    "mx.dm_failed": "I could not send {name} a direct message – please invite me to a "
-                    "direct chat.",
-    "mx.undecryptable": "I could not decrypt your message – please send it again.",
+register({
+    "mx.how": N_(
+        "How to play here: reply with the number of a choice (e.g. “2”), or tap a reaction under "
+        "the message (👍 join, ✊ knock, ⏭️ pass, ⏩ next). Commands: !new, !join, !start, !knock, "
+        "!pass, !next, !stop, !rules, !language de."),
+    "mx.pick": N_("Please reply with a number from 1 to {n}."),
+    "mx.nothing": N_("There is nothing to choose here right now."),
+    "mx.not_now": N_("That isn't possible right now."),
+    "mx.dm_failed": N_(
+        "I could not send {name} a direct message – please invite me to a direct chat."),
+    "mx.undecryptable": N_("I could not decrypt your message – please send it again."),
 })
 
 _SLASH = re.compile(r"(?<![\w/])/(new|help|rules|language|stop|start|stats|top)\b")

@@ -16,7 +16,7 @@ from engine import climbing as game
 from engine.cards import BY_CODE
 from engine.protocol import EXCHANGE, FINISHED, PAYOUT, TURN
 
-from ..i18n import register, tr
+from ..i18n import N_, register, tr
 
 GAME_ID = game.GAME_ID
 DEFAULT_TABLE_OPTIONS: dict[str, Any] = {}
@@ -27,160 +27,75 @@ PER_ROW = {"single": 4, "pair": 3, "triple": 2, "four": 2, "straight": 1}
 HAND_PER_ROW = 4
 PLACES = ("🥇", "🥈", "🥉", "4.")
 
-register("de", {
-    "cl.joker.BJ": "🃏 schwarzer Joker",
-    "cl.joker.RJ": "🃏 roter Joker",
-    "cl.joker_short.BJ": "🃏 schwarz",
-    "cl.joker_short.RJ": "🃏 rot",
-    "game.climbing": "Joker-Aufstieg",
-    "cl.header": "Runde {n} · Ziel {target} Punkte",
-    "cl.kind.single": "Einzelkarte",
-    "cl.kind.pair": "Paar",
-    "cl.kind.triple": "Drilling",
-    "cl.kind.four": "Vierling",
-    "cl.kind.straight": "Straße",
-    "cl.tab.single": "Einzeln",
-    "cl.tab.pair": "Paare",
-    "cl.tab.triple": "Drillinge",
-    "cl.tab.four": "Vierlinge",
-    "cl.tab.straight": "Straßen",
-    "cl.tab.sel": "✋ Wählen",
-    "cl.table": "Auf dem Tisch: {cards} ({kind}) von {name}",
-    "cl.table_empty": "Der Tisch ist leer – {name} spielt aus.",
-    "cl.opening": "Erster Zug des Spiels: die Pik-Drei muss dabei sein.",
-    "cl.cards": "Karten: {n}",
-    "cl.points": "{n} P.",
-    "cl.passed": "passt",
-    "cl.out": "{medal} raus",
-    "cl.ex.pending": "🔁 Tausch: {last} hat {first} die höchste Karte gegeben; {first} gibt eine "
-                     "Karte von 4 bis 10 zurück.",
-    "cl.ex.done": "🔁 Tausch: {last} und {first} haben je eine Karte getauscht.",
-    "cl.ex.no_back": "🔁 Tausch: {last} hat {first} die höchste Karte gegeben; {first} hat keine "
-                     "Karte von 4 bis 10 und gibt nichts zurück.",
-    "cl.ex.jokers": "🃏 Kein Tausch: {last} hat beide Joker bekommen – {first} spielt aus.",
-    "cl.hand": "Deine Karten ({n}): {cards}",
-    "cl.you_out": "Du bist raus ({place}. Platz).",
-    "cl.priv.gave_top": "Tausch: Du hast deine höchste Karte {card} abgegeben.",
-    "cl.priv.got_top": "Tausch: Du hast {card} bekommen (die höchste Karte des Letzten).",
-    "cl.priv.gave_back": "Tausch: Du hast {card} zurückgegeben.",
-    "cl.priv.got_back": "Tausch: Du hast {card} zurückbekommen.",
-    "cl.priv.choose_back": "Wähle eine Karte von 4 bis 10, die du zurückgibst.",
-    "cl.priv.no_back": "Tausch: Du hast keine Karte von 4 bis 10 und gibst nichts zurück.",
-    "cl.give": "↩ {card}",
-    "cl.pass": "Passen",
-    "cl.play_sel": "▶ {cards}",
-    "cl.play_empty": "▶ Spielen",
-    "cl.clear": "✖ Leeren",
-    "cl.ui.empty": "Wähle zuerst Karten aus.",
-    "cl.ui.not_in_hand": "Diese Karte hast du nicht.",
-    "cl.ui.no_combo": "Das ist keine gültige Kombination.",
-    "cl.ui.need_3s": "Der erste Zug des Spiels muss 3♠ enthalten.",
-    "cl.ui.no_beat": "Das schlägt {cards} nicht.",
-    "cl.ui.not_now": "Jetzt ist kein Ausspielen dran.",
-    "cl.ui.picked": "Auswahl: {cards} – {kind}",
-    "cl.ui.picked_none": "Auswahl: {cards}",
-    "cl.ev.play": "{name}: {cards} ({kind})",
-    "cl.ev.out": "{name}: {cards} ({kind}) – {name} ist raus (Platz {place})!",
-    "cl.ev.pass": "{name} passt.",
-    "cl.ev.trick": "Alle passen – {name} spielt neu aus.",
-    "cl.ev.trick_out": "Alle passen – {owner} ist schon raus, {name} spielt aus.",
-    "cl.ev.give_back": "{name} gibt {to} eine Karte zurück.",
-    "cl.result": "Runde {n} vorbei:",
-    "cl.result.line": "{medal} {name} +{points} → {score}",
-    "cl.result.raised": "Mehrere haben {old} Punkte erreicht – das Ziel steigt auf {new}!",
-    "cl.result.target": "Ziel: {target} Punkte.",
-    "cl.result.winner": "🏆 {name} gewinnt mit {score} Punkten!",
-    "cl.result.shared": "🏆 Geteilter Sieg bei {score} Punkten: {names}!",
-    "cl.opt.straight_step.exact": "Straße schlagen: genau eins höher",
-    "cl.opt.straight_step.any": "Straße schlagen: jede höhere",
-    "cl.rules": (
-        "Joker-Aufstieg – kurz:\n"
-        "• 4 Spieler, 52 Karten + 2 Joker, alle werden verteilt (zwei haben 14, zwei 13).\n"
-        "• Rangfolge: 3 4 5 6 7 8 9 10 B D K A 2, schwarzer Joker, roter Joker.\n"
-        "• Ausspielen: Einzelkarte, Paar, Drilling, Vierling oder Straße (ab 5 Karten in Folge, "
-        "Farben egal; Ass hoch bis 10-B-D-K-A oder niedrig als 1 mit der 2: A-2-3-4-5, "
-        "2-3-4-5-6; kein Herumlaufen). Joker nur einzeln.\n"
-        "• Der Besitzer von 3♠ beginnt das Spiel und muss 3♠ mitspielen.\n"
-        "• Schlagen: gleiche Art und Anzahl, höherer Rang. Eine Straße nur mit der gleich langen "
-        "Straße genau eins höher (3-8 nur mit 4-9; als Tischoption: jede höhere). Ein Vierling "
-        "schlägt alles außer einem höheren Vierling.\n"
-        "• Passen geht immer, später im selben Stich darf man wieder spielen. Passen alle, "
-        "spielt der Letzte, der gelegt hat, neu aus (ist er raus, der nächste mit Karten).\n"
-        "• Wer zuerst alle Karten los ist, bekommt 3 Punkte, dann 2, 1, 0.\n"
-        "• Ab Runde 2: der Letzte gibt dem Ersten seine höchste Karte, der Erste gibt eine "
-        "Karte von 4 bis 10 zurück; der Letzte spielt aus. Hat der Letzte beide Joker, wird "
-        "nicht getauscht und der Erste spielt aus.\n"
-        "• Wer zuerst 21 Punkte hat, gewinnt. Erreichen mehrere das Ziel zugleich, steigt es "
-        "um 10 (31, 41, 51); bei 51 gewinnt die höchste Punktzahl, Gleichstand teilt den Sieg."
-    ),
-})
-register("en", {
-    "cl.joker.BJ": "🃏 black joker",
-    "cl.joker.RJ": "🃏 red joker",
-    "cl.joker_short.BJ": "🃏 black",
-    "cl.joker_short.RJ": "🃏 red",
-    "game.climbing": "Joker Climb",
-    "cl.header": "Round {n} · target {target} points",
-    "cl.kind.single": "single",
-    "cl.kind.pair": "pair",
-    "cl.kind.triple": "triple",
-    "cl.kind.four": "four of a kind",
-    "cl.kind.straight": "straight",
-    "cl.tab.single": "Singles",
-    "cl.tab.pair": "Pairs",
-    "cl.tab.triple": "Triples",
-    "cl.tab.four": "Fours",
-    "cl.tab.straight": "Straights",
-    "cl.tab.sel": "✋ Pick",
-    "cl.table": "On the table: {cards} ({kind}) by {name}",
-    "cl.table_empty": "The table is empty – {name} leads.",
-    "cl.opening": "First play of the game: it must include the three of spades.",
-    "cl.cards": "cards: {n}",
-    "cl.points": "{n} pts",
-    "cl.passed": "passed",
-    "cl.out": "{medal} out",
-    "cl.ex.pending": "🔁 Exchange: {last} gave {first} their highest card; {first} gives back "
-                     "a card from 4 to 10.",
-    "cl.ex.done": "🔁 Exchange: {last} and {first} have swapped a card each.",
-    "cl.ex.no_back": "🔁 Exchange: {last} gave {first} their highest card; {first} holds no "
-                     "card from 4 to 10 and gives nothing back.",
-    "cl.ex.jokers": "🃏 No exchange: {last} was dealt both jokers – {first} leads.",
-    "cl.hand": "Your cards ({n}): {cards}",
-    "cl.you_out": "You are out (place {place}).",
-    "cl.priv.gave_top": "Exchange: you gave away your highest card {card}.",
-    "cl.priv.got_top": "Exchange: you received {card} (the last player's highest card).",
-    "cl.priv.gave_back": "Exchange: you gave back {card}.",
-    "cl.priv.got_back": "Exchange: you got {card} back.",
-    "cl.priv.choose_back": "Choose a card from 4 to 10 to give back.",
-    "cl.priv.no_back": "Exchange: you hold no card from 4 to 10 and give nothing back.",
-    "cl.give": "↩ {card}",
-    "cl.pass": "Pass",
-    "cl.play_sel": "▶ {cards}",
-    "cl.play_empty": "▶ Play",
-    "cl.clear": "✖ Clear",
-    "cl.ui.empty": "Pick some cards first.",
-    "cl.ui.not_in_hand": "You don't hold that card.",
-    "cl.ui.no_combo": "That is not a valid combination.",
-    "cl.ui.need_3s": "The first play of the game must include 3♠.",
-    "cl.ui.no_beat": "That doesn't beat {cards}.",
-    "cl.ui.not_now": "It is not the time to play cards.",
-    "cl.ui.picked": "Picked: {cards} – {kind}",
-    "cl.ui.picked_none": "Picked: {cards}",
-    "cl.ev.play": "{name}: {cards} ({kind})",
-    "cl.ev.out": "{name}: {cards} ({kind}) – {name} is out, place {place}!",
-    "cl.ev.pass": "{name} passes.",
-    "cl.ev.trick": "All pass – {name} leads again.",
-    "cl.ev.trick_out": "All pass – {owner} is already out, {name} leads.",
-    "cl.ev.give_back": "{name} gives a card back to {to}.",
-    "cl.result": "Round {n} over:",
-    "cl.result.line": "{medal} {name} +{points} → {score}",
-    "cl.result.raised": "Several players reached {old} points – the target rises to {new}!",
-    "cl.result.target": "Target: {target} points.",
-    "cl.result.winner": "🏆 {name} wins with {score} points!",
-    "cl.result.shared": "🏆 Shared win at {score} points: {names}!",
-    "cl.opt.straight_step.exact": "Beat a straight: exactly one higher",
-    "cl.opt.straight_step.any": "Beat a straight: any higher",
-    "cl.rules": (
+register({
+    "cl.joker.BJ": N_("🃏 black joker"),
+    "cl.joker.RJ": N_("🃏 red joker"),
+    "cl.joker_short.BJ": N_("🃏 black"),
+    "cl.joker_short.RJ": N_("🃏 red"),
+    "game.climbing": N_("Joker Climb"),
+    "cl.header": N_("Round {n} · target {target} points"),
+    "cl.kind.single": N_("single"),
+    "cl.kind.pair": N_("pair"),
+    "cl.kind.triple": N_("triple"),
+    "cl.kind.four": N_("four of a kind"),
+    "cl.kind.straight": N_("straight"),
+    "cl.tab.single": N_("Singles"),
+    "cl.tab.pair": N_("Pairs"),
+    "cl.tab.triple": N_("Triples"),
+    "cl.tab.four": N_("Fours"),
+    "cl.tab.straight": N_("Straights"),
+    "cl.tab.sel": N_("✋ Pick"),
+    "cl.table": N_("On the table: {cards} ({kind}) by {name}"),
+    "cl.table_empty": N_("The table is empty – {name} leads."),
+    "cl.opening": N_("First play of the game: it must include the three of spades."),
+    "cl.cards": N_("cards: {n}"),
+    "cl.points": N_("{n} pts"),
+    "cl.passed": N_("passed"),
+    "cl.out": N_("{medal} out"),
+    "cl.ex.pending": N_(
+        "🔁 Exchange: {last} gave {first} their highest card; {first} gives back a card from 4 to "
+        "10."),
+    "cl.ex.done": N_("🔁 Exchange: {last} and {first} have swapped a card each."),
+    "cl.ex.no_back": N_(
+        "🔁 Exchange: {last} gave {first} their highest card; {first} holds no card from 4 to 10 "
+        "and gives nothing back."),
+    "cl.ex.jokers": N_("🃏 No exchange: {last} was dealt both jokers – {first} leads."),
+    "cl.hand": N_("Your cards ({n}): {cards}"),
+    "cl.you_out": N_("You are out (place {place})."),
+    "cl.priv.gave_top": N_("Exchange: you gave away your highest card {card}."),
+    "cl.priv.got_top": N_("Exchange: you received {card} (the last player's highest card)."),
+    "cl.priv.gave_back": N_("Exchange: you gave back {card}."),
+    "cl.priv.got_back": N_("Exchange: you got {card} back."),
+    "cl.priv.choose_back": N_("Choose a card from 4 to 10 to give back."),
+    "cl.priv.no_back": N_("Exchange: you hold no card from 4 to 10 and give nothing back."),
+    "cl.give": N_("↩ {card}"),
+    "cl.pass": N_("Pass"),
+    "cl.play_sel": N_("▶ {cards}"),
+    "cl.play_empty": N_("▶ Play"),
+    "cl.clear": N_("✖ Clear"),
+    "cl.ui.empty": N_("Pick some cards first."),
+    "cl.ui.not_in_hand": N_("You don't hold that card."),
+    "cl.ui.no_combo": N_("That is not a valid combination."),
+    "cl.ui.need_3s": N_("The first play of the game must include 3♠."),
+    "cl.ui.no_beat": N_("That doesn't beat {cards}."),
+    "cl.ui.not_now": N_("It is not the time to play cards."),
+    "cl.ui.picked": N_("Picked: {cards} – {kind}"),
+    "cl.ui.picked_none": N_("Picked: {cards}"),
+    "cl.ev.play": N_("{name}: {cards} ({kind})"),
+    "cl.ev.out": N_("{name}: {cards} ({kind}) – {name} is out, place {place}!"),
+    "cl.ev.pass": N_("{name} passes."),
+    "cl.ev.trick": N_("All pass – {name} leads again."),
+    "cl.ev.trick_out": N_("All pass – {owner} is already out, {name} leads."),
+    "cl.ev.give_back": N_("{name} gives a card back to {to}."),
+    "cl.result": N_("Round {n} over:"),
+    "cl.result.line": N_("{medal} {name} +{points} → {score}"),
+    "cl.result.raised": N_("Several players reached {old} points – the target rises to {new}!"),
+    "cl.result.target": N_("Target: {target} points."),
+    "cl.result.winner": N_("🏆 {name} wins with {score} points!"),
+    "cl.result.shared": N_("🏆 Shared win at {score} points: {names}!"),
+    "cl.opt.straight_step.exact": N_("Beat a straight: exactly one higher"),
+    "cl.opt.straight_step.any": N_("Beat a straight: any higher"),
+    "cl.rules": N_(
         "Joker Climb – in short:\n"
         "• 4 players, 52 cards + 2 jokers, all dealt (two players get 14, two 13).\n"
         "• Rank order: 3 4 5 6 7 8 9 10 J Q K A 2, black joker, red joker.\n"
@@ -191,15 +106,14 @@ register("en", {
         "• To beat: same kind and number of cards, higher rank. A straight only by the straight "
         "of the same length exactly one higher (3-8 only by 4-9; table option: any higher one). "
         "A four of a kind beats everything but a higher four.\n"
-        "• You may always pass and play again later in the same trick. When all others pass, "
-        "the last player who played leads anew (if out, the next player holding cards).\n"
+        "• You may always pass and play again later in the same trick. When all others pass, the "
+        "last player who played leads anew (if out, the next player holding cards).\n"
         "• Going out first scores 3 points, then 2, 1, 0.\n"
         "• From round 2: the last gives the first their highest card, the first gives back a "
         "card from 4 to 10; the last leads. If the last holds both jokers there is no exchange "
         "and the first leads.\n"
-        "• First to 21 points wins. If several reach the target together it rises by 10 (31, "
-        "41, 51); at 51 the highest score wins, a tie is a shared win."
-    ),
+        "• First to 21 points wins. If several reach the target together it rises by 10 (31, 41, "
+        "51); at 51 the highest score wins, a tie is a shared win."),
 })
 
 

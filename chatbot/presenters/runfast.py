@@ -18,7 +18,7 @@ from engine import runfast as game
 from engine.cards import BY_CODE, show
 from engine.protocol import FINISHED, PAYOUT, TURN
 
-from ..i18n import engine_reason, register, tr
+from ..i18n import N_, NN_, engine_reason, register, tr
 
 GAME_ID = game.GAME_ID
 DEFAULT_TABLE_OPTIONS: dict[str, Any] = {}
@@ -30,178 +30,91 @@ PER_ROW = {"single": 4, "pair": 3, "pair_chain": 2, "straight": 1, "triple_two":
 HAND_PER_ROW = 4
 TABS_PER_ROW = 4
 
-register("de", {
-    "game.runfast": "Run Fast (Pao De Kuai)",
-    "rf.header": "Hand {n} von {total}",
-    "rf.kind.single": "Einzelkarte",
-    "rf.kind.pair": "Paar",
-    "rf.kind.pair_chain": "Paarfolge",
-    "rf.kind.straight": "Straße",
-    "rf.kind.triple_two": "Drilling mit zwei",
-    "rf.kind.triple": "Drilling",
-    "rf.kind.triple_one": "Drilling mit einer",
-    "rf.kind.airplane": "Flugzeug",
-    "rf.kind.bomb": "Bombe",
-    "rf.tab.single": "Einzel",
-    "rf.tab.pair": "Paare",
-    "rf.tab.pair_chain": "Paarfolge",
-    "rf.tab.straight": "Straße",
-    "rf.tab.triple_two": "3+2",
-    "rf.tab.airplane": "Flugzeug",
-    "rf.tab.bomb": "💣",
-    "rf.tab.sel": "✋ Wählen",
-    "rf.table": "Auf dem Tisch: {cards} ({kind}) von {name}",
-    "rf.table_empty": "{name} spielt frei aus.",
-    "rf.cards": "{n} Karten",
-    "rf.card": "1 Karte",
-    "rf.points": "{n} Pkt.",
-    "rf.passed": "passt",
-    "rf.alert": "⚠️ {name} hat nur noch 1 Karte!",
-    "rf.bombs": "💣 Bomben in dieser Hand: {list}",
-    "rf.hand": "Deine Karten ({n}): {cards}",
-    "rf.next_one": "⚠️ Dein Nachfolger hat nur noch 1 Karte: eine Einzelkarte muss deine höchste "
-                   "sein.",
-    "rf.pass": "Passen",
-    "rf.cannot_beat": "Du kannst nicht überbieten – passen.",
-    "rf.play_sel": "▶ Spielen: {cards}",
-    "rf.play_empty": "▶ Auswahl spielen",
-    "rf.clear": "✖ Leeren",
-    "rf.triple": "{cards} +2",
-    "rf.back": "◀ {cards} + zwei:",
-    "rf.ui.kicker": "{cards} + {kicker} – noch eine Beikarte",
-    "rf.ui.not_kicker": "Diese Karte geht nicht als Beikarte.",
-    "rf.ui.not_now": "Du bist gerade nicht am Zug.",
-    "rf.ui.not_in_hand": "Diese Karte hast du nicht.",
-    "rf.ui.empty": "Wähle zuerst Karten aus.",
-    "rf.ui.picked": "Ausgewählt: {cards} – {kind}",
-    "rf.ui.picked_refused": "Ausgewählt: {cards} – {kind}, so aber nicht: {reason}",
-    "rf.ui.picked_none": "Ausgewählt: {cards} – (noch) keine Kombination",
-    "rf.ui.no_combo": "Diese Karten sind keine Kombination.",
-    "rf.ui.no_beat": "Das schlägt {cards} nicht.",
-    "rf.ui.bomb": "Vier Gleiche bleiben zusammen: nur als Bombe.",
-    "rf.ui.highest": "Dein Nachfolger hat nur noch 1 Karte: spiele deine höchste Einzelkarte.",
-    "rf.ui.short": "Drilling mit weniger Beikarten nur mit deinen letzten Karten.",
-    "rf.ev.play": "{name}: {cards} ({kind})",
-    "rf.ev.bomb": "💣 {name} bombt mit {cards}! (+10, die anderen je −5)",
-    "rf.ev.one": " ⚠️ {name} hat nur noch 1 Karte!",
-    "rf.ev.out": "{name} legt die letzten Karten: {cards} ({kind}) 🏁",
-    "rf.ev.pass": "{name} passt.",
-    "rf.ev.lead": "Alle passen – {name} spielt neu aus.",
-    "rf.result": "Hand {n} von {total} vorbei – {name} ist zuerst fertig!",
-    "rf.result.left": "{name}: {n} Karte übrig ({cards}) → zahlt {paid}|"
-                      "{name}: {n} Karten übrig ({cards}) → zahlt {paid}",
-    "rf.result.shut": "{name}: keine Karte gespielt – zahlt doppelt: {paid} ({cards})",
-    "rf.result.gets": "{name} bekommt {n} Punkte für Karten.",
-    "rf.result.bombs": "💣 Bomben: {list}",
-    "rf.result.delta": "Diese Hand: {list}",
-    "rf.result.totals": "Spielstand: {list}",
-    "rf.result.final": "Endstand nach {n} Händen: {list}",
-    "rf.result.winner": "🏆 {name} gewinnt das Match mit {score} Punkten!",
-    "rf.result.shared": "🏆 Geteilter Sieg mit {score} Punkten: {names}",
-    "rf.opt.hands": "Hände: {n}",
-    "rf.rules": (
-        "Run Fast (Pao De Kuai) – kurz:\n"
-        "• 3 Spieler, je 16 Karten (48 Karten: ohne 2♣ 2♥ 2♦ und ohne Pik-Ass). "
-        "Reihenfolge: 3 niedrigste … 10 B D K A, 2 höchste; Farben zählen nie.\n"
-        "• Der Besitzer von 3♠ beginnt die erste Hand, danach der Gewinner der vorigen.\n"
-        "• Kombinationen: Einzelkarte, Paar, Paarfolge (3344…, ohne 2), Straße (5+ Karten, "
-        "bis Ass), Drilling mit zwei beliebigen Karten, Flugzeug (2+ aufeinanderfolgende "
-        "Drillinge mit je zwei Beikarten), Bombe (vier Gleiche). Mit den letzten Karten darf "
-        "ein Drilling eine oder keine Beikarte haben, ein Flugzeug weniger.\n"
-        "• Überbieten: gleiche Kombination, gleiche Kartenzahl, höher. Die Bombe schlägt alles "
-        "außer einer höheren Bombe. Vier Gleiche bleiben immer als Bombe zusammen.\n"
-        "• Schlagpflicht: Wer überbieten kann, muss. Hat dein Nachfolger nur noch eine Karte, "
-        "muss eine Einzelkarte deine höchste sein.\n"
-        "• Wer zuerst keine Karten mehr hat, gewinnt die Hand: Jeder andere zahlt 1 Punkt pro "
-        "Restkarte, doppelt, wer gar keine Karte gespielt hat. Jede Bombe: +10 für den Spieler, "
-        "−5 für jeden anderen. Nach 4 oder 8 Händen gewinnt die höchste Summe."
-    ),
-})
-register("en", {
-    "game.runfast": "Run Fast (Pao De Kuai)",
-    "rf.header": "Hand {n} of {total}",
-    "rf.kind.single": "single",
-    "rf.kind.pair": "pair",
-    "rf.kind.pair_chain": "consecutive pairs",
-    "rf.kind.straight": "straight",
-    "rf.kind.triple_two": "triple with two",
-    "rf.kind.triple": "triple",
-    "rf.kind.triple_one": "triple with one",
-    "rf.kind.airplane": "airplane",
-    "rf.kind.bomb": "bomb",
-    "rf.tab.single": "Single",
-    "rf.tab.pair": "Pairs",
-    "rf.tab.pair_chain": "Chains",
-    "rf.tab.straight": "Straight",
-    "rf.tab.triple_two": "3+2",
-    "rf.tab.airplane": "Planes",
-    "rf.tab.bomb": "💣",
-    "rf.tab.sel": "✋ Pick",
-    "rf.table": "On the table: {cards} ({kind}) by {name}",
-    "rf.table_empty": "{name} leads freely.",
-    "rf.cards": "{n} cards",
-    "rf.card": "1 card",
-    "rf.points": "{n} pts",
-    "rf.passed": "passed",
-    "rf.alert": "⚠️ {name} has only 1 card left!",
-    "rf.bombs": "💣 Bombs this hand: {list}",
-    "rf.hand": "Your cards ({n}): {cards}",
-    "rf.next_one": "⚠️ The next player has only 1 card: a single must be your highest.",
-    "rf.pass": "Pass",
-    "rf.cannot_beat": "You cannot beat it – pass.",
-    "rf.play_sel": "▶ Play: {cards}",
-    "rf.play_empty": "▶ Play selection",
-    "rf.clear": "✖ Clear",
-    "rf.triple": "{cards} +2",
-    "rf.back": "◀ {cards} + two:",
-    "rf.ui.kicker": "{cards} + {kicker} – one more kicker",
-    "rf.ui.not_kicker": "That card cannot be a kicker.",
-    "rf.ui.not_now": "It's not your turn.",
-    "rf.ui.not_in_hand": "You don't hold that card.",
-    "rf.ui.empty": "Pick some cards first.",
-    "rf.ui.picked": "Picked: {cards} – {kind}",
-    "rf.ui.picked_refused": "Picked: {cards} – {kind}, but not now: {reason}",
-    "rf.ui.picked_none": "Picked: {cards} – no combination (yet)",
-    "rf.ui.no_combo": "These cards are no combination.",
-    "rf.ui.no_beat": "That does not beat {cards}.",
-    "rf.ui.bomb": "Four of a rank stay together: only as a bomb.",
-    "rf.ui.highest": "The next player has only 1 card: play your highest single.",
-    "rf.ui.short": "A triple with fewer kickers only with your last cards.",
-    "rf.ev.play": "{name}: {cards} ({kind})",
-    "rf.ev.bomb": "💣 {name} bombs with {cards}! (+10, the others −5 each)",
-    "rf.ev.one": " ⚠️ {name} has only 1 card left!",
-    "rf.ev.out": "{name} plays the last cards: {cards} ({kind}) 🏁",
-    "rf.ev.pass": "{name} passes.",
-    "rf.ev.lead": "Everybody passed – {name} leads again.",
-    "rf.result": "Hand {n} of {total} over – {name} went out first!",
-    "rf.result.left": "{name}: {n} card left ({cards}) → pays {paid}|"
-                      "{name}: {n} cards left ({cards}) → pays {paid}",
-    "rf.result.shut": "{name}: played no card – pays double: {paid} ({cards})",
-    "rf.result.gets": "{name} collects {n} points for cards.",
-    "rf.result.bombs": "💣 Bombs: {list}",
-    "rf.result.delta": "This hand: {list}",
-    "rf.result.totals": "Score: {list}",
-    "rf.result.final": "Final score after {n} hands: {list}",
-    "rf.result.winner": "🏆 {name} wins the match with {score} points!",
-    "rf.result.shared": "🏆 Shared win with {score} points: {names}",
-    "rf.opt.hands": "Hands: {n}",
-    "rf.rules": (
+register({
+    "game.runfast": N_("Run Fast (Pao De Kuai)"),
+    "rf.header": N_("Hand {n} of {total}"),
+    "rf.kind.single": N_("single"),
+    "rf.kind.pair": N_("pair"),
+    "rf.kind.pair_chain": N_("consecutive pairs"),
+    "rf.kind.straight": N_("straight"),
+    "rf.kind.triple_two": N_("triple with two"),
+    "rf.kind.triple": N_("triple"),
+    "rf.kind.triple_one": N_("triple with one"),
+    "rf.kind.airplane": N_("airplane"),
+    "rf.kind.bomb": N_("bomb"),
+    "rf.tab.single": N_("Single"),
+    "rf.tab.pair": N_("Pairs"),
+    "rf.tab.pair_chain": N_("Chains"),
+    "rf.tab.straight": N_("Straight"),
+    "rf.tab.triple_two": N_("3+2"),
+    "rf.tab.airplane": N_("Planes"),
+    "rf.tab.bomb": N_("💣"),
+    "rf.tab.sel": N_("✋ Pick"),
+    "rf.table": N_("On the table: {cards} ({kind}) by {name}"),
+    "rf.table_empty": N_("{name} leads freely."),
+    "rf.cards": N_("{n} cards"),
+    "rf.card": N_("1 card"),
+    "rf.points": N_("{n} pts"),
+    "rf.passed": N_("passed"),
+    "rf.alert": N_("⚠️ {name} has only 1 card left!"),
+    "rf.bombs": N_("💣 Bombs this hand: {list}"),
+    "rf.hand": N_("Your cards ({n}): {cards}"),
+    "rf.next_one": N_("⚠️ The next player has only 1 card: a single must be your highest."),
+    "rf.pass": N_("Pass"),
+    "rf.cannot_beat": N_("You cannot beat it – pass."),
+    "rf.play_sel": N_("▶ Play: {cards}"),
+    "rf.play_empty": N_("▶ Play selection"),
+    "rf.clear": N_("✖ Clear"),
+    "rf.triple": N_("{cards} +2"),
+    "rf.back": N_("◀ {cards} + two:"),
+    "rf.ui.kicker": N_("{cards} + {kicker} – one more kicker"),
+    "rf.ui.not_kicker": N_("That card cannot be a kicker."),
+    "rf.ui.not_now": N_("It's not your turn."),
+    "rf.ui.not_in_hand": N_("You don't hold that card."),
+    "rf.ui.empty": N_("Pick some cards first."),
+    "rf.ui.picked": N_("Picked: {cards} – {kind}"),
+    "rf.ui.picked_refused": N_("Picked: {cards} – {kind}, but not now: {reason}"),
+    "rf.ui.picked_none": N_("Picked: {cards} – no combination (yet)"),
+    "rf.ui.no_combo": N_("These cards are no combination."),
+    "rf.ui.no_beat": N_("That does not beat {cards}."),
+    "rf.ui.bomb": N_("Four of a rank stay together: only as a bomb."),
+    "rf.ui.highest": N_("The next player has only 1 card: play your highest single."),
+    "rf.ui.short": N_("A triple with fewer kickers only with your last cards."),
+    "rf.ev.play": N_("{name}: {cards} ({kind})"),
+    "rf.ev.bomb": N_("💣 {name} bombs with {cards}! (+10, the others −5 each)"),
+    "rf.ev.one": N_(" ⚠️ {name} has only 1 card left!"),
+    "rf.ev.out": N_("{name} plays the last cards: {cards} ({kind}) 🏁"),
+    "rf.ev.pass": N_("{name} passes."),
+    "rf.ev.lead": N_("Everybody passed – {name} leads again."),
+    "rf.result": N_("Hand {n} of {total} over – {name} went out first!"),
+    "rf.result.left": NN_(
+        "{name}: {n} card left ({cards}) → pays {paid}",
+        "{name}: {n} cards left ({cards}) → pays {paid}"),
+    "rf.result.shut": N_("{name}: played no card – pays double: {paid} ({cards})"),
+    "rf.result.gets": N_("{name} collects {n} points for cards."),
+    "rf.result.bombs": N_("💣 Bombs: {list}"),
+    "rf.result.delta": N_("This hand: {list}"),
+    "rf.result.totals": N_("Score: {list}"),
+    "rf.result.final": N_("Final score after {n} hands: {list}"),
+    "rf.result.winner": N_("🏆 {name} wins the match with {score} points!"),
+    "rf.result.shared": N_("🏆 Shared win with {score} points: {names}"),
+    "rf.opt.hands": N_("Hands: {n}"),
+    "rf.rules": N_(
         "Run Fast (Pao De Kuai) – in short:\n"
-        "• 3 players, 16 cards each (48 cards: no 2♣ 2♥ 2♦ and no ace of spades). "
-        "Order: 3 lowest … 10 J Q K A, 2 highest; suits never count.\n"
+        "• 3 players, 16 cards each (48 cards: no 2♣ 2♥ 2♦ and no ace of spades). Order: 3 "
+        "lowest … 10 J Q K A, 2 highest; suits never count.\n"
         "• The holder of 3♠ leads the first hand, then the winner of the previous hand.\n"
         "• Combinations: single, pair, consecutive pairs (3344…, no 2), straight (5+ cards, up "
         "to the ace), triple with any two cards, airplane (2+ consecutive triples with two "
-        "kickers each), bomb (four of a rank). With your last cards a triple may carry one or "
-        "no kicker, an airplane fewer.\n"
+        "kickers each), bomb (four of a rank). With your last cards a triple may carry one or no "
+        "kicker, an airplane fewer.\n"
         "• To beat: the same combination, the same number of cards, higher. A bomb beats "
         "anything but a higher bomb. Four of a rank always stay together as a bomb.\n"
         "• You must beat when you can. If the next player has one card left, a single you play "
         "must be your highest.\n"
         "• The first player out wins the hand: every other player pays 1 point per card left, "
         "double if they played no card at all. Every bomb: +10 for its player, −5 for each "
-        "other. After 4 or 8 hands the highest total wins."
-    ),
+        "other. After 4 or 8 hands the highest total wins."),
 })
 
 

@@ -8,7 +8,7 @@ from engine import scat as game
 from engine.cards import BY_CODE, Card, show
 from engine.protocol import FINISHED, PAYOUT
 
-from ..i18n import register, tr
+from ..i18n import N_, NN_, register, tr
 
 GAME_ID = game.GAME_ID
 DEFAULT_TABLE_OPTIONS: dict[str, Any] = {}
@@ -20,164 +20,84 @@ OPTION_CHOICES: dict[str, list[Any]] = {
     "four_cards": [False, True],
 }
 
-register("de", {
-    "game.scat": "Einunddreißig (Scat)",
-    "scat.table": "Ablage: {top} · Stapel: {n} Karte|Ablage: {top} · Stapel: {n} Karten",
-    "scat.table_empty": "Ablage: {top} · Stapel: leer",
-    "scat.tiebreak": "Stechen",
-    "scat.tokens": "{n}× 🪙",
-    "scat.bus": "🚌 im Bus",
-    "scat.out": "✖ raus",
-    "scat.dealer": "gibt",
-    "scat.knocker": "✊ geklopft",
-    "scat.sits_out": "setzt aus",
-    "scat.reentered": "↩",
-    "scat.knocked": "✊ {name} hat geklopft – noch {n} letzter Zug.|"
-                    "✊ {name} hat geklopft – noch {n} letzte Züge.",
-    "scat.mid_turn": "{name} hat gezogen und legt gleich ab.",
-    "scat.hand": "Deine Karten: {cards} (Wert {value})",
-    "scat.drawn_stock": "Gezogen vom Stapel: {card} – lege eine Karte ab (bestes Blatt danach: "
-                        "{value}).",
-    "scat.drawn_pile": "Vom Ablagestapel genommen: {card} – lege eine andere Karte ab (bestes "
-                       "Blatt danach: {value}).",
-    "scat.btn.draw": "🂠 Vom Stapel ziehen",
-    "scat.btn.take": "⤴ {card} nehmen",
-    "scat.btn.knock": "✊ Klopfen",
-    "scat.btn.pass": "Passen",
-    "scat.btn.drop": "⬇ {card}",
-    "scat.btn.drop_new": "⬇ {card} (neu)",
-    "scat.ev.draw": "{name} zieht vom Stapel.",
-    "scat.ev.take": "{name} nimmt {card} vom Ablagestapel.",
-    "scat.ev.discard": "{name} legt {card} ab.",
-    "scat.ev.take_hidden": "{name} nimmt die oberste Karte vom Ablagestapel.",
-    "scat.ev.discard_hidden": "{name} legt eine Karte ab.",
-    "scat.ev.knock": "{name} klopft!",
-    "scat.ev.knock_empty": "{name} klopft – der Stapel ist leer, sofort Abrechnung.",
-    "scat.ev.pass": "{name} passt.",
-    "scat.ev.pass_empty": "{name} passt – der Stapel ist leer, sofort Abrechnung.",
-    "scat.ev.blitz": "⚡ {name} hat {value} – Blitz!",
-    "scat.ev.deal": "Runde {n}: {dealer} gibt, {starter} beginnt.",
-    "scat.result": "Runde {n} vorbei – {why}:",
-    "scat.result_tb": "Stechen (Runde {n}) vorbei – {why}:",
-    "scat.why.knock": "{name} hat geklopft",
-    "scat.why.blitz": "⚡ Blitz von {name}",
-    "scat.why.dealt_blitz": "⚡ Blitz schon beim Austeilen ({name})",
-    "scat.why.stock_knock": "Stapel leer, {name} klopft",
-    "scat.why.stock_pass": "Stapel leer, es wurde gepasst",
-    "scat.line": "{name}: {cards} = {value}",
-    "scat.loses": "{name} verliert {n} {tokens}.",
-    "scat.token1": "Jeton",
-    "scat.tokens_n": "Jetons",
-    "scat.now_bus": "🚌 {name} sitzt jetzt im Bus (Gnade) – die nächste Niederlage wirft raus.",
-    "scat.eliminated": "✖ {name} ist ausgeschieden.",
-    "scat.now_reentered": "↩ {name} ist raus – und steigt mit {n} Jetons wieder ein (Einstieg).",
-    "scat.tiebreak_next": "Alle würden gleichzeitig ausscheiden – Stechen zwischen {names}!",
-    "scat.tiebreak_again": "Gleichstand unten – noch ein Stechen zwischen {names}.",
-    "scat.nobody": "Niemand verliert.",
-    "scat.wins": "🏆 {name} gewinnt das Spiel!",
-    "scat.opt.no_first_turn_knock": "Klopfen im 1. Zug: {value}",
-    "scat.opt.trio_bonus": "Drilling = 30½: {value}",
-    "scat.opt.reentry": "Einstieg (1× zurück): {value}",
-    "scat.opt.four_cards": "Vier-Karten-Scat (41): {value}",
-    "scat.opt.forbidden": "verboten",
-    "scat.opt.allowed": "erlaubt",
-    "scat.opt.on": "an",
-    "scat.opt.off": "aus",
-    "scat.rules": (
-        "Einunddreißig (Scat, Blitz) – kurz:\n"
-        "• 52 Karten, 2–7 Spieler, jeder hat 3 Karten und 3 Jetons. Wert: höchste Summe einer "
-        "Farbe (Ass 11, Bildkarten 10, sonst Augenzahl). Drei Gleiche = 30½.\n"
-        "• Im Zug: eine Karte vom Stapel oder vom Ablagestapel ziehen, dann eine Karte ablegen "
-        "(die eben vom Ablagestapel genommene nicht). Statt zu ziehen darf man klopfen – nicht im "
-        "allerersten Zug. Danach hat jeder andere genau noch einen Zug (ziehen/ablegen oder "
-        "passen), dann wird abgerechnet.\n"
-        "• Blitz: Wer vor dem Klopfen 31 hält, beendet die Runde sofort; alle anderen verlieren "
-        "einen Jeton.\n"
-        "• Abrechnung: Die niedrigste Hand verliert einen Jeton (Gleichstand: alle). Ein "
-        "Klopfer im Gleichstand ist sicher; ist er allein der Niedrigste, verliert er zwei.\n"
-        "• Ohne Jeton sitzt man im Bus 🚌; wer im Bus verliert, scheidet aus. Der Letzte gewinnt.\n"
-        "• Stapel leer: Ablagekarte nehmen, klopfen oder passen – Klopfen oder Passen beendet "
-        "die Runde sofort."
-    ),
-})
-register("en", {
-    "game.scat": "Scat (31)",
-    "scat.table": "Discard: {top} · Stock: {n} card|Discard: {top} · Stock: {n} cards",
-    "scat.table_empty": "Discard: {top} · Stock: empty",
-    "scat.tiebreak": "tie-break",
-    "scat.tokens": "{n}× 🪙",
-    "scat.bus": "🚌 on the bus",
-    "scat.out": "✖ out",
-    "scat.dealer": "deals",
-    "scat.knocker": "✊ knocked",
-    "scat.sits_out": "sits out",
-    "scat.reentered": "↩",
-    "scat.knocked": "✊ {name} knocked – {n} last turn left.|"
-                    "✊ {name} knocked – {n} last turns left.",
-    "scat.mid_turn": "{name} has drawn and is about to discard.",
-    "scat.hand": "Your cards: {cards} (value {value})",
-    "scat.drawn_stock": "Drawn from the stock: {card} – discard a card (best hand after: "
-                        "{value}).",
-    "scat.drawn_pile": "Taken from the discard pile: {card} – discard another card (best hand "
-                       "after: {value}).",
-    "scat.btn.draw": "🂠 Draw from stock",
-    "scat.btn.take": "⤴ Take {card}",
-    "scat.btn.knock": "✊ Knock",
-    "scat.btn.pass": "Pass",
-    "scat.btn.drop": "⬇ {card}",
-    "scat.btn.drop_new": "⬇ {card} (new)",
-    "scat.ev.draw": "{name} draws from the stock.",
-    "scat.ev.take": "{name} takes {card} from the discard pile.",
-    "scat.ev.discard": "{name} discards {card}.",
-    "scat.ev.take_hidden": "{name} takes the top card of the discard pile.",
-    "scat.ev.discard_hidden": "{name} discards a card.",
-    "scat.ev.knock": "{name} knocks!",
-    "scat.ev.knock_empty": "{name} knocks – the stock is empty, showdown now.",
-    "scat.ev.pass": "{name} passes.",
-    "scat.ev.pass_empty": "{name} passes – the stock is empty, showdown now.",
-    "scat.ev.blitz": "⚡ {name} has {value} – blitz!",
-    "scat.ev.deal": "Round {n}: {dealer} deals, {starter} starts.",
-    "scat.result": "Round {n} over – {why}:",
-    "scat.result_tb": "Tie-break (round {n}) over – {why}:",
-    "scat.why.knock": "{name} knocked",
-    "scat.why.blitz": "⚡ blitz by {name}",
-    "scat.why.dealt_blitz": "⚡ blitz dealt ({name})",
-    "scat.why.stock_knock": "stock empty, {name} knocks",
-    "scat.why.stock_pass": "stock empty, a pass",
-    "scat.line": "{name}: {cards} = {value}",
-    "scat.loses": "{name} loses {n} {tokens}.",
-    "scat.token1": "token",
-    "scat.tokens_n": "tokens",
-    "scat.now_bus": "🚌 {name} is on the bus now – the next loss is the end.",
-    "scat.eliminated": "✖ {name} is out.",
-    "scat.now_reentered": "↩ {name} is out – and buys back in with {n} tokens.",
-    "scat.tiebreak_next": "Everybody left would go out at once – tie-break between {names}!",
-    "scat.tiebreak_again": "Tied at the bottom – another tie-break between {names}.",
-    "scat.nobody": "Nobody loses.",
-    "scat.wins": "🏆 {name} wins the game!",
-    "scat.opt.no_first_turn_knock": "Knock on 1st turn: {value}",
-    "scat.opt.trio_bonus": "Three of a rank = 30½: {value}",
-    "scat.opt.reentry": "Re-entry (once): {value}",
-    "scat.opt.four_cards": "Four-card Scat (41): {value}",
-    "scat.opt.forbidden": "not allowed",
-    "scat.opt.allowed": "allowed",
-    "scat.opt.on": "on",
-    "scat.opt.off": "off",
-    "scat.rules": (
+register({
+    "game.scat": N_("Scat (31)"),
+    "scat.table": NN_("Discard: {top} · Stock: {n} card", "Discard: {top} · Stock: {n} cards"),
+    "scat.table_empty": N_("Discard: {top} · Stock: empty"),
+    "scat.tiebreak": N_("tie-break"),
+    "scat.tokens": N_("{n}× 🪙"),
+    "scat.bus": N_("🚌 on the bus"),
+    "scat.out": N_("✖ out"),
+    "scat.dealer": N_("deals"),
+    "scat.knocker": N_("✊ knocked"),
+    "scat.sits_out": N_("sits out"),
+    "scat.reentered": N_("↩"),
+    "scat.knocked": NN_(
+        "✊ {name} knocked – {n} last turn left.",
+        "✊ {name} knocked – {n} last turns left."),
+    "scat.mid_turn": N_("{name} has drawn and is about to discard."),
+    "scat.hand": N_("Your cards: {cards} (value {value})"),
+    "scat.drawn_stock": N_(
+        "Drawn from the stock: {card} – discard a card (best hand after: {value})."),
+    "scat.drawn_pile": N_(
+        "Taken from the discard pile: {card} – discard another card (best hand after: {value})."),
+    "scat.btn.draw": N_("🂠 Draw from stock"),
+    "scat.btn.take": N_("⤴ Take {card}"),
+    "scat.btn.knock": N_("✊ Knock"),
+    "scat.btn.pass": N_("Pass"),
+    "scat.btn.drop": N_("⬇ {card}"),
+    "scat.btn.drop_new": N_("⬇ {card} (new)"),
+    "scat.ev.draw": N_("{name} draws from the stock."),
+    "scat.ev.take": N_("{name} takes {card} from the discard pile."),
+    "scat.ev.discard": N_("{name} discards {card}."),
+    "scat.ev.take_hidden": N_("{name} takes the top card of the discard pile."),
+    "scat.ev.discard_hidden": N_("{name} discards a card."),
+    "scat.ev.knock": N_("{name} knocks!"),
+    "scat.ev.knock_empty": N_("{name} knocks – the stock is empty, showdown now."),
+    "scat.ev.pass": N_("{name} passes."),
+    "scat.ev.pass_empty": N_("{name} passes – the stock is empty, showdown now."),
+    "scat.ev.blitz": N_("⚡ {name} has {value} – blitz!"),
+    "scat.ev.deal": N_("Round {n}: {dealer} deals, {starter} starts."),
+    "scat.result": N_("Round {n} over – {why}:"),
+    "scat.result_tb": N_("Tie-break (round {n}) over – {why}:"),
+    "scat.why.knock": N_("{name} knocked"),
+    "scat.why.blitz": N_("⚡ blitz by {name}"),
+    "scat.why.dealt_blitz": N_("⚡ blitz dealt ({name})"),
+    "scat.why.stock_knock": N_("stock empty, {name} knocks"),
+    "scat.why.stock_pass": N_("stock empty, a pass"),
+    "scat.line": N_("{name}: {cards} = {value}"),
+    "scat.loses": N_("{name} loses {n} {tokens}."),
+    "scat.token1": N_("token"),
+    "scat.tokens_n": N_("tokens"),
+    "scat.now_bus": N_("🚌 {name} is on the bus now – the next loss is the end."),
+    "scat.eliminated": N_("✖ {name} is out."),
+    "scat.now_reentered": N_("↩ {name} is out – and buys back in with {n} tokens."),
+    "scat.tiebreak_next": N_("Everybody left would go out at once – tie-break between {names}!"),
+    "scat.tiebreak_again": N_("Tied at the bottom – another tie-break between {names}."),
+    "scat.nobody": N_("Nobody loses."),
+    "scat.wins": N_("🏆 {name} wins the game!"),
+    "scat.opt.no_first_turn_knock": N_("Knock on 1st turn: {value}"),
+    "scat.opt.trio_bonus": N_("Three of a rank = 30½: {value}"),
+    "scat.opt.reentry": N_("Re-entry (once): {value}"),
+    "scat.opt.four_cards": N_("Four-card Scat (41): {value}"),
+    "scat.opt.forbidden": N_("not allowed"),
+    "scat.opt.allowed": N_("allowed"),
+    "scat.opt.on": N_("on"),
+    "scat.opt.off": N_("off"),
+    "scat.rules": N_(
         "Scat (31, Blitz) – in short:\n"
-        "• 52 cards, 2–7 players, everyone holds 3 cards and 3 tokens. Value: the best sum of one "
-        "suit (ace 11, face cards 10, others face value). Three of a rank = 30½.\n"
+        "• 52 cards, 2–7 players, everyone holds 3 cards and 3 tokens. Value: the best sum of "
+        "one suit (ace 11, face cards 10, others face value). Three of a rank = 30½.\n"
         "• On your turn: draw from the stock or take the discard top, then discard a card (not "
         "the one just taken from the pile). Instead of drawing you may knock – not on your very "
         "first turn. Then everybody else has exactly one last turn (draw/discard or pass), then "
-        "the showdown.\n"
-        "• Blitz: holding 31 before a knock ends the round at once; everybody else loses a token.\n"
+        "the showdown.\n• Blitz: holding 31 before a knock ends the round at once; everybody "
+        "else loses a token.\n"
         "• Showdown: the lowest hand loses a token (ties: all of them). A knocker who ties is "
         "safe; a knocker who is lowest alone loses two.\n"
         "• Without tokens you're on the bus 🚌; losing on the bus puts you out. Last one wins.\n"
         "• Stock empty: take the discard top, knock or pass – a knock or a pass ends the round "
-        "at once."
-    ),
+        "at once."),
 })
 
 

@@ -8,102 +8,56 @@ from engine import schwimmen as game
 from engine.cards import BY_CODE, show
 from engine.protocol import FINISHED, PAYOUT
 
-from ..i18n import join_names, register, tr
+from ..i18n import N_, NN_, NP_, join_names, register, tr
 
 GAME_ID = game.GAME_ID
 CURRENCIES = {"coins": "🪙", "euro": "€", "matches": "🔥"}
 DEFAULT_TABLE_OPTIONS: dict[str, Any] = {"currency": "coins"}
 
-register("de", {
-    "game.schwimmen": "Schwimmen",
-    "sw.middle": "Mitte: {cards}",
-    "sw.currency": "Währung: {cur}",
-    "sw.hand": "Deine Karten: {cards} (Wert {value})",
-    "sw.pot": "Pott: {pot}",
-    "sw.passed": "geschoben",
-    "sw.swims": "🏊 schwimmt",
-    "sw.out": "✖ raus",
-    "sw.knocked": "✊ {name} hat geklopft – noch {n} letzter Zug.|"
-                  "✊ {name} hat geklopft – noch {n} letzte Züge.",
-    "sw.swap": "{give} ⇄ {take}",
-    "sw.swap_all": "Alle 3 tauschen",
-    "sw.pass": "Schieben",
-    "sw.knock": "Klopfen",
-    "sw.stay": "Behalten",
-    "sw.ev.swap": "{name} tauscht {give} gegen {take}.",
-    "sw.ev.swap_all": "{name} tauscht alle drei Karten ({take}).",
-    "sw.ev.swap_hidden": "{name} tauscht eine Karte.",
-    "sw.ev.swap_all_hidden": "{name} tauscht alle drei Karten.",
-    "sw.ev.pass": "{name} schiebt.",
-    "sw.ev.knock": "{name} klopft!",
-    "sw.ev.knock_again": "{name} behält die Karten.",
-    "sw.ev.deal": "Runde {n} ist ausgeteilt, {name} beginnt.",
-    "sw.result": "Runde {n} vorbei{why}:",
-    "sw.why.31": " – {name} hat 31",
-    "sw.why.dealt_31": " – {name} hat 31 schon beim Austeilen",
-    "sw.why.dealt_31_many": " – {name} haben 31 schon beim Austeilen",
-    "sw.why.knock": "",
-    "sw.line": "{name}: {cards} = {value}",
-    "sw.draw": "Alle gleich – unentschieden, niemand zahlt.",
-    "sw.pays": "{name} zahlt 1 {cur} in den Pott.",
-    "sw.now_swims": "{name} schwimmt jetzt!",
-    "sw.eliminated": "{name} ist ausgeschieden.",
-    "sw.wins_pot": "🏆 {name} gewinnt das Spiel und den Pott ({pot}) – hat jetzt {total}.",
-    "sw.rules": (
-        "Schwimmen (31) – kurz:\n"
-        "• 32 Karten (7–Ass), jeder hat 3 Karten, 3 liegen offen in der Mitte.\n"
-        "• Wert: höchste Summe einer Farbe (Ass 11, Bildkarten/10 je 10). Drei Gleiche = 30½. "
-        "31 (Ass + zwei Zehnerwerte in einer Farbe) beendet die Runde sofort.\n"
-        "• Im Zug: eine Karte tauschen, alle drei tauschen, schieben (einmal pro Runde) oder "
-        "klopfen. Nach dem Klopfen hat jeder andere genau noch einen Zug, schieben ist gesperrt.\n"
-        "• Die niedrigste Hand zahlt eine Münze. Ohne Münze schwimmt man; wer schwimmend "
-        "verliert, ist raus. Der Letzte gewinnt den Pott."
-    ),
-})
-register("en", {
-    "game.schwimmen": "Schwimmen (31)",
-    "sw.middle": "Middle: {cards}",
-    "sw.currency": "Currency: {cur}",
-    "sw.hand": "Your cards: {cards} (value {value})",
-    "sw.pot": "Pot: {pot}",
-    "sw.passed": "passed",
-    "sw.swims": "🏊 swimming",
-    "sw.out": "✖ out",
-    "sw.knocked": "✊ {name} knocked – {n} last turn left.|✊ {name} knocked – {n} last turns left.",
-    "sw.swap": "{give} ⇄ {take}",
-    "sw.swap_all": "Swap all 3",
-    "sw.pass": "Pass",
-    "sw.knock": "Knock",
-    "sw.stay": "Keep",
-    "sw.ev.swap": "{name} swaps {give} for {take}.",
-    "sw.ev.swap_all": "{name} swaps all three cards ({take}).",
-    "sw.ev.swap_hidden": "{name} swaps a card.",
-    "sw.ev.swap_all_hidden": "{name} swaps all three cards.",
-    "sw.ev.pass": "{name} passes.",
-    "sw.ev.knock": "{name} knocks!",
-    "sw.ev.knock_again": "{name} keeps the cards.",
-    "sw.ev.deal": "Round {n} is dealt, {name} starts.",
-    "sw.result": "Round {n} over{why}:",
-    "sw.why.31": " – {name} has 31",
-    "sw.why.dealt_31": " – {name} was dealt 31",
-    "sw.why.dealt_31_many": " – {name} were dealt 31",
-    "sw.why.knock": "",
-    "sw.line": "{name}: {cards} = {value}",
-    "sw.draw": "All equal – a draw, nobody pays.",
-    "sw.pays": "{name} pays 1 {cur} into the pot.",
-    "sw.now_swims": "{name} is swimming now!",
-    "sw.eliminated": "{name} is out.",
-    "sw.wins_pot": "🏆 {name} wins the game and the pot ({pot}) – now has {total}.",
-    "sw.rules": (
+register({
+    "game.schwimmen": N_("Schwimmen (31)"),
+    "sw.middle": N_("Middle: {cards}"),
+    "sw.currency": N_("Currency: {cur}"),
+    "sw.hand": N_("Your cards: {cards} (value {value})"),
+    "sw.pot": N_("Pot: {pot}"),
+    "sw.passed": NP_("sw.passed", "passed"),
+    "sw.swims": N_("🏊 swimming"),
+    "sw.out": N_("✖ out"),
+    "sw.knocked": NN_(
+        "✊ {name} knocked – {n} last turn left.",
+        "✊ {name} knocked – {n} last turns left."),
+    "sw.swap": N_("{give} ⇄ {take}"),
+    "sw.swap_all": N_("Swap all 3"),
+    "sw.pass": NP_("sw.pass", "Pass"),
+    "sw.knock": N_("Knock"),
+    "sw.stay": N_("Keep"),
+    "sw.ev.swap": N_("{name} swaps {give} for {take}."),
+    "sw.ev.swap_all": N_("{name} swaps all three cards ({take})."),
+    "sw.ev.swap_hidden": N_("{name} swaps a card."),
+    "sw.ev.swap_all_hidden": N_("{name} swaps all three cards."),
+    "sw.ev.pass": NP_("sw.ev.pass", "{name} passes."),
+    "sw.ev.knock": N_("{name} knocks!"),
+    "sw.ev.knock_again": N_("{name} keeps the cards."),
+    "sw.ev.deal": N_("Round {n} is dealt, {name} starts."),
+    "sw.result": N_("Round {n} over{why}:"),
+    "sw.why.31": N_(" – {name} has 31"),
+    "sw.why.dealt_31": N_(" – {name} was dealt 31"),
+    "sw.why.dealt_31_many": N_(" – {name} were dealt 31"),
+    "sw.line": N_("{name}: {cards} = {value}"),
+    "sw.draw": N_("All equal – a draw, nobody pays."),
+    "sw.pays": N_("{name} pays 1 {cur} into the pot."),
+    "sw.now_swims": N_("{name} is swimming now!"),
+    "sw.eliminated": N_("{name} is out."),
+    "sw.wins_pot": N_("🏆 {name} wins the game and the pot ({pot}) – now has {total}."),
+    "sw.rules": N_(
         "Schwimmen (31) – in short:\n"
         "• 32 cards (7–ace), everyone holds 3, three lie face up in the middle.\n"
-        "• Value: the best sum of one suit (ace 11, 10/face cards 10). Three of a rank = 30½. "
-        "31 (ace + two ten-valued cards of a suit) ends the round at once.\n"
+        "• Value: the best sum of one suit (ace 11, 10/face cards 10). Three of a rank = 30½. 31 "
+        "(ace + two ten-valued cards of a suit) ends the round at once.\n"
         "• On your turn: swap one card, swap all three, pass (once per round) or knock. After a "
         "knock everybody else has exactly one last turn, and nobody may pass.\n"
         "• The lowest hand pays a coin. Without coins you swim; losing while swimming puts you "
-        "out. The last one left wins the pot."
-    ),
+        "out. The last one left wins the pot."),
 })
 
 
@@ -238,7 +192,8 @@ def result_lines(state: game.State, names: list[str], lang: str,
     seats = r.thirty_ones or ((r.thirty_one,) if r.thirty_one is not None else ())
     why = f"sw.why.{r.reason}" + ("_many" if len(seats) > 1 else "")
     lines = [tr(lang, "sw.result", n=r.round_no,
-                why=tr(lang, why, name=join_names([names[s] for s in seats], lang)))]
+                why=tr(lang, why, name=join_names([names[s] for s in seats], lang))
+                if r.reason != "knock" else "")]
     for s, hand in enumerate(r.hands):
         if hand is None:
             continue

@@ -8,7 +8,7 @@ from typing import Any
 from storage.models import Chat, Player
 
 from .. import buttons
-from ..i18n import LANGUAGES, tr
+from ..i18n import LANGUAGES, language_name, tr
 from ..presenters import PRESENTERS, presenter
 from . import lobby, menus, outgoing, play, stats, store
 from .api import Outcome, Refusal, UserRef
@@ -82,8 +82,9 @@ def language(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> 
     if code in LANGUAGES:  # (the confirmation is posted once, not also as the reply)
         set_language(ctx, chat, player, user, code)
         return Outcome(None)
-    rows = [[("Deutsch", buttons.encode(0, 0, "lang.de")),
-             ("English", buttons.encode(0, 0, "lang.en"))]]
+    offered = [(language_name(code), buttons.encode(0, 0, f"lang.{code}"))
+               for code in LANGUAGES]
+    rows = [offered[i:i + 3] for i in range(0, len(offered), 3)]
     outgoing.say(ctx, chat, tr(ctx.lang, "language_menu"), rows)
     return Outcome(None)
 

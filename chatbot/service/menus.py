@@ -12,7 +12,7 @@ from engine.bots import LEVELS, levels_for
 from storage.models import Chat, GameTable, Player
 
 from .. import buttons
-from ..i18n import LANGUAGES, register, tr
+from ..i18n import LANGUAGES, N_, register, tr
 from ..presenters import presenter
 from . import outgoing, play, store
 from .api import Outcome, Refusal, UserRef
@@ -20,8 +20,9 @@ from .transaction import Ctx
 
 CPU_NAMES = ("Anna", "Bernd", "Clara", "Dieter", "Erika", "Franz")
 
-register("de", {"menu.options_hint": "⚙ Darunter die Optionen: tippen zum Ändern."})
-register("en", {"menu.options_hint": "⚙ Below, the options: tap to change."})
+register({
+    "menu.options_hint": N_("⚙ Below, the options: tap to change."),
+})
 
 
 def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str,

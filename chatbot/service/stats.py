@@ -42,7 +42,7 @@ from storage.models import (
     StatsHidden,
 )
 
-from ..i18n import register, tr
+from ..i18n import N_, register, tr
 from ..presenters import PRESENTERS
 from . import outgoing
 from .api import Outcome, UserRef
@@ -408,59 +408,31 @@ def top(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outco
 COMMANDS = {"stats": stats, "top": top}
 
 
-register("de", {
-    "st.games_1": "1 Spiel",
-    "st.games_n": "{n} Spiele",
-    "st.wins_1": "1 Sieg",
-    "st.wins_n": "{n} Siege",
-    "st.in_games_1": "in 1 Spiel",
-    "st.in_games_n": "in {n} Spielen",
-    "st.pct": "{p} %",
-    "st.record": "{games}, {wins} ({pct})",
-    "st.title": "📊 Statistik von {name}",
-    "st.total": "Gesamt: {record}",
-    "st.streak": "Längste Siegesserie: {wins}",
-    "st.by_game": "Nach Spiel:",
-    "st.game_line": "• {game}: {record} · Wertung {rating}",
-    "st.by_level": "Privat gegen CPU:",
-    "st.level_line": "• {level}: {record}",
-    "st.listed": "Wertung: 1000 zum Start, mehr mit Siegen gegen Stärkere. "
-                 "/stats hide nimmt dich aus den Bestenlisten.",
-    "st.hidden": "Du stehst in keiner Bestenliste; /stats show nimmt dich wieder auf.",
-    "st.none": "Noch keine gewerteten Spiele. Mit /new fängst du eins an.",
-    "st.now_hidden": "Du erscheinst in keiner Bestenliste mehr. /stats show nimmt dich "
-                     "wieder auf.",
-    "st.now_listed": "Du erscheinst wieder in den Bestenlisten.",
-    "st.top_title": "🏆 Bestenliste dieser Gruppe",
-    "st.top_line": "{rank}. {name} · Wertung {rating} · {wins} {games}",
-    "st.top_none": "In dieser Gruppe gibt es noch keine gewerteten Spiele.",
-    "st.top_private": "Die Bestenliste gibt es in Gruppen: schreib dort /top. Deine eigenen "
-                      "Zahlen zeigt /stats.",
-})
-register("en", {
-    "st.games_1": "1 game",
-    "st.games_n": "{n} games",
-    "st.wins_1": "1 win",
-    "st.wins_n": "{n} wins",
-    "st.in_games_1": "in 1 game",
-    "st.in_games_n": "in {n} games",
-    "st.pct": "{p}%",
-    "st.record": "{games}, {wins} ({pct})",
-    "st.title": "📊 Stats of {name}",
-    "st.total": "Overall: {record}",
-    "st.streak": "Longest winning streak: {wins}",
-    "st.by_game": "By game:",
-    "st.game_line": "• {game}: {record} · rating {rating}",
-    "st.by_level": "Privately against the CPU:",
-    "st.level_line": "• {level}: {record}",
-    "st.listed": "Rating: 1000 to start, more for wins against stronger players. "
-                 "/stats hide keeps you off the leaderboards.",
-    "st.hidden": "You are on no leaderboard; /stats show lists you again.",
-    "st.none": "No rated games yet. /new starts one.",
-    "st.now_hidden": "You no longer appear on any leaderboard. /stats show lists you again.",
-    "st.now_listed": "You appear on the leaderboards again.",
-    "st.top_title": "🏆 This group's leaderboard",
-    "st.top_line": "{rank}. {name} · rating {rating} · {wins} {games}",
-    "st.top_none": "No rated games in this group yet.",
-    "st.top_private": "Leaderboards are for groups: send /top there. Your own numbers: /stats.",
+register({
+    "st.games_1": N_("1 game"),
+    "st.games_n": N_("{n} games"),
+    "st.wins_1": N_("1 win"),
+    "st.wins_n": N_("{n} wins"),
+    "st.in_games_1": N_("in 1 game"),
+    "st.in_games_n": N_("in {n} games"),
+    "st.pct": N_("{p}%"),
+    "st.record": N_("{games}, {wins} ({pct})"),
+    "st.title": N_("📊 Stats of {name}"),
+    "st.total": N_("Overall: {record}"),
+    "st.streak": N_("Longest winning streak: {wins}"),
+    "st.by_game": N_("By game:"),
+    "st.game_line": N_("• {game}: {record} · rating {rating}"),
+    "st.by_level": N_("Privately against the CPU:"),
+    "st.level_line": N_("• {level}: {record}"),
+    "st.listed": N_(
+        "Rating: 1000 to start, more for wins against stronger players. /stats hide keeps you "
+        "off the leaderboards."),
+    "st.hidden": N_("You are on no leaderboard; /stats show lists you again."),
+    "st.none": N_("No rated games yet. /new starts one."),
+    "st.now_hidden": N_("You no longer appear on any leaderboard. /stats show lists you again."),
+    "st.now_listed": N_("You appear on the leaderboards again."),
+    "st.top_title": N_("🏆 This group's leaderboard"),
+    "st.top_line": N_("{rank}. {name} · rating {rating} · {wins} {games}"),
+    "st.top_none": N_("No rated games in this group yet."),
+    "st.top_private": N_("Leaderboards are for groups: send /top there. Your own numbers: /stats."),
 })

@@ -39,7 +39,7 @@ from storage.keyvalue import get_value, put_value
 
 from ..config import Config
 from ..heap import freeze_startup_heap
-from ..i18n import LANGUAGES, pick_language, register, tr
+from ..i18n import LANGUAGES, N_, pick_language, register, tr
 from ..outbox import OutboxStore
 from ..service import Change, ChatRef, Outcome, Service, UserRef
 from .polling import ConfirmingBot, ConfirmingUpdateProcessor
@@ -58,17 +58,15 @@ POOL_SIZE = 256  # concurrent Bot API calls (answers and outbox deliveries), as 
 MAX_UPDATES = 256  # updates handled at once (PTB's concurrent updates)
 T = TypeVar("T")
 
-register("de", {
-    "command.start": "Begrüßung und Hilfe", "command.help": "Hilfe",
-    "command.rules": "Spielregeln", "command.language": "Sprache wählen",
-    "command.new": "Neues Spiel", "command.stop": "Tisch beenden",
-    "command.stats": "Deine Statistik", "command.top": "Bestenliste der Gruppe",
-})
-register("en", {
-    "command.start": "Welcome and help", "command.help": "Help",
-    "command.rules": "Game rules", "command.language": "Choose language",
-    "command.new": "New game", "command.stop": "Close the table",
-    "command.stats": "Your stats", "command.top": "The group's leaderboard",
+register({
+    "command.start": N_("Welcome and help"),
+    "command.help": N_("Help"),
+    "command.rules": N_("Game rules"),
+    "command.language": N_("Choose language"),
+    "command.new": N_("New game"),
+    "command.stop": N_("Close the table"),
+    "command.stats": N_("Your stats"),
+    "command.top": N_("The group's leaderboard"),
 })
 
 
