@@ -122,6 +122,25 @@ def tr(lang: str | None, key: str, **values: object) -> str:
     return out.format(**values) if values else out
 
 
+class Names(list[str]):
+    """Seat names as one reader sees them: ``you`` is the reader's seat, whose own moves are
+    told in the second person."""
+
+    def __init__(self, names: list[str], you: int | None = None) -> None:
+        super().__init__(names)
+        self.you = you
+
+
+def tr_seat(lang: str | None, key: str, names: list[str], seat: object,
+            **values: object) -> str:
+    """A line about what ``seat`` did (its name as ``{name}``), told to the reader in the
+    second person (the text ``<key>.you``) when it is the reader's own move."""
+    if isinstance(names, Names) and seat == names.you and f"{key}.you" in _MESSAGES:
+        return tr(lang, f"{key}.you", **values)
+    name = names[seat] if isinstance(seat, int) and 0 <= seat < len(names) else "?"
+    return tr(lang, key, name=name, **values)
+
+
 def join_names(names: list[str], lang: str | None) -> str:
     """``A``, ``A und B``, ``A, B und C`` (English: and)."""
     if len(names) <= 1:
@@ -228,9 +247,12 @@ register({
     "log_button": N_("📜 Log"),
     "log_title": N_("📜 Table #{id}, every move of this round:"),
     "log_empty": N_("📜 Nothing has happened in this round yet."),
+    "log_title_hand": N_("📜 Table #{id}, every move of this hand:"),
+    "log_empty_hand": N_("📜 Nothing has happened in this hand yet."),
     "log_sent": N_("I sent you the log privately."),
     "im_back": N_("I'm back"),
     "next_round": N_("Next round"),
+    "next_hand": N_("Next hand"),
     "play_again": N_("Play again"),
     "new_game": N_("New game"),
     "last_move": N_("Last: {text}"),
@@ -249,6 +271,7 @@ register({
     "winners": N_("🏆 Winners: {names}"),
     "game_over": N_("Game over."),
     "between_rounds": N_("The round is over – the next one is coming."),
+    "between_hands": N_("The hand is over – the next one is coming."),
     "abandoned": N_("Table closed."),
     "quit_hint": N_("q = quit (the table is kept)"),
 })

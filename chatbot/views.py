@@ -15,7 +15,7 @@ from engine import GAMES
 from storage.models import GameTable, Player, Seat
 
 from . import buttons, table_life
-from .i18n import tr
+from .i18n import Names, tr
 from .presenters import presenter
 
 Rows = list[list[tuple[str, str]]]
@@ -26,6 +26,14 @@ class View:
     text: str
     rows: Rows = field(default_factory=list)
     repost: bool = False
+
+
+def unit_key(table: GameTable, key: str) -> str:
+    """Run Fast deals hands (as its rule sheet says), the other games rounds: the key of the
+    text that says so (``next_round`` → ``next_hand``, ``log_title`` → ``log_title_hand``)."""
+    if presenter(table.game).ROUND_UNIT == "hand":
+        return key.replace("round", "hand") if "round" in key else f"{key}_hand"
+    return key
 
 
 def _names(seats: list[Seat]) -> list[str]:
@@ -56,19 +64,22 @@ def since_last_turn(log: list[dict[str, Any]], seat_no: int | None) -> list[dict
 
 
 def log_texts(table: GameTable, seats: list[Seat], lang: str,
-              events: list[dict[str, Any]] | None = None, group: bool = False) -> list[str]:
-    """The move lines of events (the table's log by default), as the players read them."""
+              events: list[dict[str, Any]] | None = None, group: bool = False,
+              reader: int | None = None) -> list[str]:
+    """The move lines of events (the table's log by default), as the players read them (the
+    reader's own moves in the second person, when the lines are for one seat)."""
     p = presenter(table.game)
     text_of = (getattr(p, "group_event_text", None) if group else None) or p.event_text
-    texts = [text_of(e, _names(seats), lang) for e in (table.log or [] if events is None
-                                                       else events)]
+    names = Names(_names(seats), you=reader)
+    texts = [text_of(e, names, lang) for e in (table.log or [] if events is None else events)]
     return [f"· {t}" for t in texts if t]
 
 
 def _log_lines(table: GameTable, seats: list[Seat], lang: str, viewer: int | None,
-               group: bool = False) -> list[str]:
+               group: bool = False, reader: int | None = None) -> list[str]:
     """Every move since the viewer's latest turn (compact: at most ``LOG_SHOWN``)."""
-    lines = log_texts(table, seats, lang, since_last_turn(table.log or [], viewer), group)
+    lines = log_texts(table, seats, lang, since_last_turn(table.log or [], viewer), group,
+                      reader)
     if len(lines) > LOG_SHOWN:
         lines = ["· …", *lines[-LOG_SHOWN + 1:]]
     return lines
@@ -178,7 +189,7 @@ def render_table(table: GameTable, seats: list[Seat], model: fsm.TableModel, lan
                         link=start_link(table.id)))  # type: ignore[arg-type]
     row = [_btn(table, tr(lang, "my_cards"), "cards"), _btn(table, tr(lang, "log_button"), "log")]
     if table.fsm_state == fsm.PAYOUT:
-        row.append(_btn(table, tr(lang, "next_round"), "next"))
+        row.append(_btn(table, tr(lang, unit_key(table, "next_round")), "next"))
     rows.append(row)
     away = [s for s in seats if s.away and not s.is_cpu]
     if away:
@@ -223,7 +234,8 @@ def render_private(table: GameTable, seats: list[Seat], model: fsm.TableModel,
         return View("\n".join(lines), rows)
     # (the texts that never name a card that went into a hand: a move list this long would
     # otherwise show cards the CPUs now hold)
-    lines += _log_lines(table, seats, lang, seat_no if seat is not None else None, group=True)
+    lines += _log_lines(table, seats, lang, seat_no if seat is not None else None, group=True,
+                        reader=seat_no if seat is not None else None)
     seat_out = getattr(p, "seat_out", None)
     if seat is not None and seat_out is not None and seat_out(state, seat_no):
         lines.append(tr(lang, "spectator"))  # out: one message, edited, no turn of their own
@@ -250,9 +262,9 @@ def render_private(table: GameTable, seats: list[Seat], model: fsm.TableModel,
     elif on_turn is not None:
         lines.append(tr(lang, "waiting_for", name=names[on_turn]))
     if table.fsm_state == fsm.PAYOUT and single:
-        rows.append([_btn(table, tr(lang, "next_round"), "next")])
+        rows.append([_btn(table, tr(lang, unit_key(table, "next_round")), "next")])
     elif table.fsm_state == fsm.PAYOUT:
-        lines.append(tr(lang, "between_rounds"))
+        lines.append(tr(lang, unit_key(table, "between_rounds")))
     if seat is not None and seat.away:
         rows.append([_btn(table, tr(lang, "im_back"), "back")])
     if seat is not None and table.fsm_state in fsm.PLAYING:

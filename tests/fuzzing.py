@@ -457,12 +457,15 @@ class Fuzzer:
             seat, was = t.seats.get(m.seat_no), before.seats.get(m.seat_no) if before else None
             on_turn = game.to_act(state) if state is not None else None
             self.counts["move " + m.actor] += 1
-            ok = {"system": m.code == "deal" and i == 0 and cause in ("next", "deadline next"),
+            # (skipping to the result plays the CPUs' rest, the deals between rounds too)
+            ok = {"system": m.code == "deal" and (i == 0 and cause in ("next", "deadline next")
+                                                  or cause in ("skip", "skip.again")),
                   "player": kind not in ("fire", "command") and i == 0 and was is not None
                   and not was.is_cpu and was.player_id == pid is not None,
                   "timeout": i == 0 and cause == "deadline timeout"
                   and seat is not None and not seat.is_cpu,
-                  "cpu": seat is not None and seat.is_cpu and (i or started or cause == "deadline cpu"),
+                  "cpu": seat is not None and seat.is_cpu
+                  and (i or started or cause in ("deadline cpu", "skip", "skip.again")),
                   "away": seat is not None and seat.away and not seat.is_cpu
                   and (i or cause == "deadline cpu")}.get(m.actor, False)
             if (m.actor != "system" and m.seat_no != on_turn) or not seq < m.seq <= t.version \

@@ -2,7 +2,8 @@
 
 A presenter module offers (see ``schwimmen`` for the reference):
 
-- ``GAME_ID``, ``name(lang)`` (the game's name), ``DEFAULT_TABLE_OPTIONS`` (dict);
+- ``GAME_ID``, ``ROUND_UNIT`` (``round`` or ``hand``: what a deal is called), ``name(lang)``
+  (the game's name), ``DEFAULT_TABLE_OPTIONS`` (dict);
   optional ``CURRENCIES`` (display choices) with ``currency_label(currency, lang)``,
   ``OPTION_CHOICES`` (engine option key → list of values, first = default) with
   ``option_label(key, value, lang)``, shown as lobby buttons and in the private game menu;

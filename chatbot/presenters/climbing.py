@@ -16,9 +16,10 @@ from engine import climbing as game
 from engine.cards import BY_CODE
 from engine.protocol import EXCHANGE, FINISHED, PAYOUT, TURN
 
-from ..i18n import N_, register, tr
+from ..i18n import N_, register, tr, tr_seat
 
 GAME_ID = game.GAME_ID
+ROUND_UNIT = "round"  # what a deal is called in texts ("Hand" in Run Fast's rule sheet)
 DEFAULT_TABLE_OPTIONS: dict[str, Any] = {}
 OPTION_CHOICES: dict[str, list[Any]] = {"straight_step": list(game.STRAIGHT_STEPS)}
 TABS = (*game.KINDS, "sel")
@@ -82,11 +83,16 @@ register({
     "cl.ui.picked": N_("Picked: {cards} – {kind}"),
     "cl.ui.picked_none": N_("Picked: {cards}"),
     "cl.ev.play": N_("{name}: {cards} ({kind})"),
+    "cl.ev.play.you": N_("You: {cards} ({kind})"),
     "cl.ev.out": N_("{name}: {cards} ({kind}) – {name} is out, place {place}!"),
+    "cl.ev.out.you": N_("You: {cards} ({kind}) – you are out, place {place}!"),
     "cl.ev.pass": N_("{name} passes."),
+    "cl.ev.pass.you": N_("You pass."),
     "cl.ev.trick": N_("All pass – {name} leads again."),
+    "cl.ev.trick.you": N_("All pass – you lead again."),
     "cl.ev.trick_out": N_("All pass – {owner} is already out, {name} leads."),
     "cl.ev.give_back": N_("{name} gives a card back to {to}."),
+    "cl.ev.give_back.you": N_("You give {to} a card back."),
     "cl.result": N_("Round {n} over:"),
     "cl.result.line": N_("{medal} {name} +{points} → {score}"),
     "cl.result.raised": N_("Several players reached {old} points – the target rises to {new}!"),
@@ -393,17 +399,17 @@ def event_text(event: dict[str, Any], names: list[str], lang: str) -> str | None
 
     if kind == "play":
         key = "cl.ev.out" if data.get("out") else "cl.ev.play"
-        return tr(lang, key, name=name(seat), cards=_c(data["cards"], lang),
+        return tr_seat(lang, key, names, seat, cards=_c(data["cards"], lang),
                   kind=_kind(data["kind"], lang), place=data.get("out"))
     if kind == "pass":
-        return tr(lang, "cl.ev.pass", name=name(seat))
+        return tr_seat(lang, "cl.ev.pass", names, seat)
     if kind == "trick":
         leader = data.get("leader")
         if leader == seat:
-            return tr(lang, "cl.ev.trick", name=name(leader))
+            return tr_seat(lang, "cl.ev.trick", names, leader)
         return tr(lang, "cl.ev.trick_out", owner=name(seat), name=name(leader))
     if kind == "give_back":
-        return tr(lang, "cl.ev.give_back", name=name(seat), to=name(data.get("to")))
+        return tr_seat(lang, "cl.ev.give_back", names, seat, to=name(data.get("to")))
     if kind == "exchange":
         return tr(lang, f"cl.ex.{data.get('status')}", first=name(data.get("to")),
                   last=name(seat))

@@ -18,9 +18,10 @@ from engine import runfast as game
 from engine.cards import BY_CODE, show
 from engine.protocol import FINISHED, PAYOUT, TURN
 
-from ..i18n import N_, NN_, engine_reason, register, tr
+from ..i18n import N_, NN_, engine_reason, register, tr, tr_seat
 
 GAME_ID = game.GAME_ID
+ROUND_UNIT = "hand"  # what a deal is called in texts ("Hand" in Run Fast's rule sheet)
 DEFAULT_TABLE_OPTIONS: dict[str, Any] = {}
 OPTION_CHOICES: dict[str, list[Any]] = {"hands": list(game.HANDS_CHOICES)}
 TABS = (*game.KINDS, "sel")
@@ -81,11 +82,17 @@ register({
     "rf.ui.highest": N_("The next player has only 1 card: play your highest single."),
     "rf.ui.short": N_("A triple with fewer kickers only with your last cards."),
     "rf.ev.play": N_("{name}: {cards} ({kind})"),
+    "rf.ev.play.you": N_("You: {cards} ({kind})"),
     "rf.ev.bomb": N_("💣 {name} bombs with {cards}! (+10, the others −5 each)"),
+    "rf.ev.bomb.you": N_("💣 You bomb with {cards}! (+10, the others −5 each)"),
     "rf.ev.one": N_(" ⚠️ {name} has only 1 card left!"),
+    "rf.ev.one.you": N_(" ⚠️ You have only 1 card left!"),
     "rf.ev.out": N_("{name} plays the last cards: {cards} ({kind}) 🏁"),
+    "rf.ev.out.you": N_("You play your last cards: {cards} ({kind}) 🏁"),
     "rf.ev.pass": N_("{name} passes."),
+    "rf.ev.pass.you": N_("You pass."),
     "rf.ev.lead": N_("Everybody passed – {name} leads again."),
+    "rf.ev.lead.you": N_("Everybody passed – you lead again."),
     "rf.result": N_("Hand {n} of {total} over – {name} went out first!"),
     "rf.result.left": NN_(
         "{name}: {n} card left ({cards}) → pays {paid}",
@@ -460,18 +467,18 @@ def event_text(event: dict[str, Any], names: list[str], lang: str) -> str | None
         cards = _c(data["cards"])
         what = _kind(data["kind"], lang, len(data["cards"]))
         if data.get("left") == 0:
-            return tr(lang, "rf.ev.out", name=name(seat), cards=cards, kind=what)
+            return tr_seat(lang, "rf.ev.out", names, seat, cards=cards, kind=what)
         if data["kind"] == "bomb":
-            text = tr(lang, "rf.ev.bomb", name=name(seat), cards=cards)
+            text = tr_seat(lang, "rf.ev.bomb", names, seat, cards=cards)
         else:
-            text = tr(lang, "rf.ev.play", name=name(seat), cards=cards, kind=what)
+            text = tr_seat(lang, "rf.ev.play", names, seat, cards=cards, kind=what)
         if data.get("left") == 1:
-            text += tr(lang, "rf.ev.one", name=name(seat))
+            text += tr_seat(lang, "rf.ev.one", names, seat)
         return text
     if kind == "pass":
-        return tr(lang, "rf.ev.pass", name=name(seat))
+        return tr_seat(lang, "rf.ev.pass", names, seat)
     if kind == "lead":
-        return tr(lang, "rf.ev.lead", name=name(seat))
+        return tr_seat(lang, "rf.ev.lead", names, seat)
     return None
 
 

@@ -8,9 +8,10 @@ from engine import scat as game
 from engine.cards import BY_CODE, Card, show
 from engine.protocol import FINISHED, PAYOUT
 
-from ..i18n import N_, NN_, register, tr
+from ..i18n import N_, NN_, register, tr, tr_seat
 
 GAME_ID = game.GAME_ID
+ROUND_UNIT = "round"  # what a deal is called in texts ("Hand" in Run Fast's rule sheet)
 DEFAULT_TABLE_OPTIONS: dict[str, Any] = {}
 # Engine options offered as lobby buttons; the first value is the default (RULES.md §2).
 OPTION_CHOICES: dict[str, list[Any]] = {
@@ -48,15 +49,25 @@ register({
     "scat.btn.drop": N_("⬇ {card}"),
     "scat.btn.drop_new": N_("⬇ {card} (new)"),
     "scat.ev.draw": N_("{name} draws from the stock."),
+    "scat.ev.draw.you": N_("You draw from the stock."),
     "scat.ev.take": N_("{name} takes {card} from the discard pile."),
+    "scat.ev.take.you": N_("You take {card} from the discard pile."),
     "scat.ev.discard": N_("{name} discards {card}."),
+    "scat.ev.discard.you": N_("You discard {card}."),
     "scat.ev.take_hidden": N_("{name} takes the top card of the discard pile."),
+    "scat.ev.take_hidden.you": N_("You take the top card of the discard pile."),
     "scat.ev.discard_hidden": N_("{name} discards a card."),
+    "scat.ev.discard_hidden.you": N_("You discard a card."),
     "scat.ev.knock": N_("{name} knocks!"),
+    "scat.ev.knock.you": N_("You knock!"),
     "scat.ev.knock_empty": N_("{name} knocks – the stock is empty, showdown now."),
+    "scat.ev.knock_empty.you": N_("You knock – the stock is empty, showdown now."),
     "scat.ev.pass": N_("{name} passes."),
+    "scat.ev.pass.you": N_("You pass."),
     "scat.ev.pass_empty": N_("{name} passes – the stock is empty, showdown now."),
+    "scat.ev.pass_empty.you": N_("You pass – the stock is empty, showdown now."),
     "scat.ev.blitz": N_("⚡ {name} has {value} – blitz!"),
+    "scat.ev.blitz.you": N_("⚡ You have {value} – blitz!"),
     "scat.ev.deal": N_("Round {n}: {dealer} deals, {starter} starts."),
     "scat.result": N_("Round {n} over – {why}:"),
     "scat.result_tb": N_("Tie-break (round {n}) over – {why}:"),
@@ -225,21 +236,20 @@ def action_buttons(state: game.State, seat: int, lang: str,
 def event_text(event: dict[str, Any], names: list[str], lang: str) -> str | None:
     """One line for a public event of the log, or ``None``. A stock draw never names the card."""
     kind, seat, data = event["kind"], event.get("seat"), event.get("data") or {}
-    name = names[seat] if seat is not None and 0 <= seat < len(names) else "?"
     if kind == "draw":
-        return tr(lang, "scat.ev.draw", name=name)
+        return tr_seat(lang, "scat.ev.draw", names, seat)
     if kind == "take":
-        return tr(lang, "scat.ev.take", name=name, card=_c(data["card"]))
+        return tr_seat(lang, "scat.ev.take", names, seat, card=_c(data["card"]))
     if kind == "discard":
-        return tr(lang, "scat.ev.discard", name=name, card=_c(data["card"]))
+        return tr_seat(lang, "scat.ev.discard", names, seat, card=_c(data["card"]))
     if kind == "knock":
-        return tr(lang, "scat.ev.knock_empty" if data.get("stock_empty") else "scat.ev.knock",
-                  name=name)
+        return tr_seat(lang, "scat.ev.knock_empty" if data.get("stock_empty")
+                       else "scat.ev.knock", names, seat)
     if kind == "pass":
-        return tr(lang, "scat.ev.pass_empty" if data.get("stock_empty") else "scat.ev.pass",
-                  name=name)
+        return tr_seat(lang, "scat.ev.pass_empty" if data.get("stock_empty")
+                       else "scat.ev.pass", names, seat)
     if kind == "blitz":
-        return tr(lang, "scat.ev.blitz", name=name, value=data.get("value", 31))
+        return tr_seat(lang, "scat.ev.blitz", names, seat, value=data.get("value", 31))
     if kind == "deal":
         def who(s: Any) -> str:
             return names[s] if isinstance(s, int) and 0 <= s < len(names) else "?"
@@ -253,9 +263,8 @@ def group_event_text(event: dict[str, Any], names: list[str], lang: str) -> str 
     hand (a taken card stays in a hand, and a discarded card may be taken later; the discard
     top is shown in the table's status line)."""
     kind, seat = event["kind"], event.get("seat")
-    name = names[seat] if seat is not None and 0 <= seat < len(names) else "?"
     if kind in ("take", "discard"):
-        return tr(lang, f"scat.ev.{kind}_hidden", name=name)
+        return tr_seat(lang, f"scat.ev.{kind}_hidden", names, seat)
     return event_text(event, names, lang)
 
 

@@ -8,10 +8,11 @@ from engine import schwimmen as game
 from engine.cards import BY_CODE, show
 from engine.protocol import FINISHED, PAYOUT
 
-from ..i18n import N_, NN_, NP_, join_names, register, tr
+from ..i18n import N_, NN_, NP_, join_names, register, tr, tr_seat
 
 GAME_ID = game.GAME_ID
 CURRENCIES = {"coins": "🪙", "euro": "€", "matches": "🔥"}
+ROUND_UNIT = "round"  # what a deal is called in texts ("Hand" in Run Fast's rule sheet)
 DEFAULT_TABLE_OPTIONS: dict[str, Any] = {"currency": "coins"}
 
 register({
@@ -32,12 +33,19 @@ register({
     "sw.knock": N_("Knock"),
     "sw.stay": N_("Keep"),
     "sw.ev.swap": N_("{name} swaps {give} for {take}."),
+    "sw.ev.swap.you": N_("You swap {give} for {take}."),
     "sw.ev.swap_all": N_("{name} swaps all three cards ({take})."),
+    "sw.ev.swap_all.you": N_("You swap all three cards ({take})."),
     "sw.ev.swap_hidden": N_("{name} swaps a card."),
+    "sw.ev.swap_hidden.you": N_("You swap a card."),
     "sw.ev.swap_all_hidden": N_("{name} swaps all three cards."),
+    "sw.ev.swap_all_hidden.you": N_("You swap all three cards."),
     "sw.ev.pass": NP_("sw.ev.pass", "{name} passes."),
+    "sw.ev.pass.you": NP_("sw.ev.pass.you", "You pass."),
     "sw.ev.knock": N_("{name} knocks!"),
+    "sw.ev.knock.you": N_("You knock!"),
     "sw.ev.knock_again": N_("{name} keeps the cards."),
+    "sw.ev.knock_again.you": N_("You keep your cards."),
     "sw.ev.deal": N_("Round {n} is dealt, {name} starts."),
     "sw.result": N_("Round {n} over{why}:"),
     "sw.why.31": N_(" – {name} has 31"),
@@ -152,15 +160,16 @@ def event_text(event: dict[str, Any], names: list[str], lang: str) -> str | None
     """One line for a public event of the log, or ``None`` for events not worth a line."""
     from ..i18n import tr
     kind, seat, data = event["kind"], event.get("seat"), event.get("data") or {}
-    name = names[seat] if seat is not None and 0 <= seat < len(names) else "?"
     if kind == "swap":
-        return tr(lang, "sw.ev.swap", name=name, give=_c(data["give"]), take=_c(data["take"]))
+        return tr_seat(lang, "sw.ev.swap", names, seat, give=_c(data["give"]),
+                       take=_c(data["take"]))
     if kind == "swap_all":
-        return tr(lang, "sw.ev.swap_all", name=name, take=_c(data["take"]))
+        return tr_seat(lang, "sw.ev.swap_all", names, seat, take=_c(data["take"]))
     if kind == "pass":
-        return tr(lang, "sw.ev.pass", name=name)
+        return tr_seat(lang, "sw.ev.pass", names, seat)
     if kind == "knock":
-        return tr(lang, "sw.ev.knock_again" if data.get("again") else "sw.ev.knock", name=name)
+        return tr_seat(lang, "sw.ev.knock_again" if data.get("again") else "sw.ev.knock",
+                       names, seat)
     if kind == "deal" and isinstance(data.get("starter"), int):
         starter = data["starter"]
         return tr(lang, "sw.ev.deal", n=data.get("round", "?"),
@@ -171,13 +180,11 @@ def event_text(event: dict[str, Any], names: list[str], lang: str) -> str | None
 def group_event_text(event: dict[str, Any], names: list[str], lang: str) -> str | None:
     """``event_text`` for the group table message: it never names a card that went into a hand
     (a taken card stays in a hand, and a laid-off card may be taken later)."""
-    from ..i18n import tr
     kind, seat = event["kind"], event.get("seat")
-    name = names[seat] if seat is not None and 0 <= seat < len(names) else "?"
     if kind == "swap":
-        return tr(lang, "sw.ev.swap_hidden", name=name)
+        return tr_seat(lang, "sw.ev.swap_hidden", names, seat)
     if kind == "swap_all":
-        return tr(lang, "sw.ev.swap_all_hidden", name=name)
+        return tr_seat(lang, "sw.ev.swap_all_hidden", names, seat)
     return event_text(event, names, lang)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from storage.models import GameTable, Player, Seat
 
 from ..i18n import tr
-from ..views import log_texts
+from ..views import log_texts, unit_key
 from . import outgoing, store
 from .api import Outcome, UserRef
 from .transaction import Ctx
@@ -16,9 +16,11 @@ ALERT_LIMIT = 190  # characters of an answer shown as an alert (Telegram takes 2
 
 def history(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
             code: str) -> Outcome:
-    lines = log_texts(table, seats, ctx.lang, group=True)  # (no card that went into a hand)
-    text = "\n".join([tr(ctx.lang, "log_title", id=table.id), *lines]) if lines \
-        else tr(ctx.lang, "log_empty")
+    reader = next((s.seat_no for s in seats if s.player_id == player.id), None)
+    # (no card that went into a hand; the presser's own moves in the second person)
+    lines = log_texts(table, seats, ctx.lang, group=True, reader=reader)
+    text = "\n".join([tr(ctx.lang, unit_key(table, "log_title"), id=table.id), *lines]) if lines \
+        else tr(ctx.lang, unit_key(table, "log_empty"))
     chat = store.get_chat(ctx.session, table.chat_id)
     target = chat.external_id if table.is_private and chat is not None \
         else player.private_chat_id

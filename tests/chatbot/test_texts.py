@@ -5,7 +5,9 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
-from chatbot.i18n import engine_reason, join_names
+import pytest
+
+from chatbot.i18n import engine_reason, join_names, tr
 from chatbot.presenters import scat as SC
 from chatbot.presenters import schwimmen as SW
 from engine import schwimmen
@@ -181,3 +183,42 @@ def test_after_a_knock_the_stay_option_is_not_called_knock():
     assert "Behalten" in labels and "Klopfen" not in labels
     state, events = schwimmen.apply(state, "knock")
     assert SW.event_text(events[0].to_dict(), NAMES, "de").endswith("behält die Karten.")
+
+
+@pytest.mark.parametrize(("game", "event", "de", "en"), [
+    ("schwimmen", {"kind": "pass", "seat": 0}, "Du schiebst.", "You pass."),
+    ("schwimmen", {"kind": "knock", "seat": 0, "data": {"again": True}},
+     "Du behältst deine Karten.", "You keep your cards."),
+    ("scat", {"kind": "draw", "seat": 0}, "Du ziehst vom Stapel.", "You draw from the stock."),
+    ("runfast", {"kind": "pass", "seat": 0}, "Du passt.", "You pass."),
+    ("climbing", {"kind": "pass", "seat": 0}, "Du passt.", "You pass."),
+])
+def test_own_moves_are_told_in_the_second_person(game, event, de, en):
+    """Issue 17, item 13: a player's own move in their move list says "Du …", not their name;
+    everybody else's moves, and the group's shared table, keep the names."""
+    from chatbot.i18n import Names
+    from chatbot.presenters import presenter
+
+    p = presenter(game)
+    mine = Names(["Ida", "Ben"], you=0)
+    assert p.event_text(event, mine, "de") == de
+    assert p.event_text(event, mine, "en") == en
+    theirs = Names(["Ida", "Ben"], you=1)
+    assert "Ida" in p.event_text(event, theirs, "de")
+    assert "Ida" in p.event_text(event, ["Ida", "Ben"], "en")
+
+
+def test_run_fast_deals_hands_the_other_games_rounds():
+    """Issue 17, item 13: "Hand" and "Runde" consistent - Run Fast's rule sheet deals hands
+    ("Hand 2 von 4"), so its between-deals button and log say "Hand" too."""
+    from chatbot.views import unit_key
+    from storage.models import GameTable
+
+    hand, rnd = GameTable(game="runfast"), GameTable(game="scat")
+    assert tr("de", unit_key(hand, "next_round")) == "Nächste Hand"
+    assert tr("en", unit_key(hand, "next_round")) == "Next hand"
+    assert tr("de", unit_key(rnd, "next_round")) == "Nächste Runde"
+    assert tr("de", unit_key(hand, "between_rounds")).startswith("Die Hand ist vorbei")
+    assert tr("de", unit_key(hand, "log_title"), id=3) == "📜 Tisch #3, alle Züge dieser Hand:"
+    assert tr("de", unit_key(rnd, "log_empty")) == "📜 In dieser Runde ist noch nichts passiert."
+    assert engine_reason("de", "the hand is still being played") == "die Hand läuft noch"

@@ -208,8 +208,12 @@ def test_every_move_since_your_last_turn_and_the_whole_round_on_request(
     else:
         raise AssertionError("every round ended before the player's next turn")
     moves = [line for line in again["text"].splitlines() if line.startswith("· ")]
-    # own draw and discard, and every CPU's turn since (a knock is one line, a turn two)
-    assert len(moves) >= 5 and sum(f"User {user}" in m for m in moves) == 2, again["text"]
+    # own draw and discard, told in the second person (issue 17, item 13), and every CPU's
+    # turn since (a knock is one line, a turn two)
+    assert len(moves) >= 5 and not any(f"User {user}" in m for m in moves), again["text"]
+    own = [m for m in moves if m.startswith("· Du ")]
+    assert own == moves[:len(own)] and len(own) in (1, 2), moves
+    assert own[-1] in ("· Du legst eine Karte ab.", "· Du klopfst!"), own
     for cpu in ("Anna", "Bernd", "Clara"):
         assert any(cpu in line for line in moves), (cpu, moves)
     log = codes(again, table_id)["log"]
