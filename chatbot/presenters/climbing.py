@@ -16,7 +16,7 @@ from engine import climbing as game
 from engine.cards import BY_CODE
 from engine.protocol import EXCHANGE, FINISHED, PAYOUT, TURN
 
-from ..i18n import N_, register, tr, tr_seat
+from ..i18n import N_, NN_, register, tr, tr_seat
 
 GAME_ID = game.GAME_ID
 ROUND_UNIT = "round"  # what a deal is called in texts ("Hand" in Run Fast's rule sheet)
@@ -49,8 +49,8 @@ register({
     "cl.table": N_("On the table: {cards} ({kind}) by {name}"),
     "cl.table_empty": N_("The table is empty – {name} leads."),
     "cl.opening": N_("First play of the game: it must include the three of spades."),
-    "cl.cards": N_("cards: {n}"),
-    "cl.points": N_("{n} pts"),
+    "cl.cards": NN_("{n} card", "{n} cards"),
+    "cl.points": NN_("{n} pt", "{n} pts"),
     "cl.passed": N_("passed"),
     "cl.out": N_("{medal} out"),
     "cl.ex.pending": N_(

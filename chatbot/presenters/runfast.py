@@ -53,9 +53,8 @@ register({
     "rf.tab.sel": N_("✋ Pick"),
     "rf.table": N_("On the table: {cards} ({kind}) by {name}"),
     "rf.table_empty": N_("{name} leads freely."),
-    "rf.cards": N_("{n} cards"),
-    "rf.card": N_("1 card"),
-    "rf.points": N_("{n} pts"),
+    "rf.cards": NN_("{n} card", "{n} cards"),
+    "rf.points": NN_("{n} pt", "{n} pts"),
     "rf.passed": N_("passed"),
     "rf.alert": N_("⚠️ {name} has only 1 card left!"),
     "rf.bombs": N_("💣 Bombs this hand: {list}"),
@@ -191,7 +190,7 @@ def public_lines(state: game.State, names: list[str], lang: str, options: dict[s
         bits = [f"{names[s]}{marks[s] if s < len(marks) else ''}"]
         if playing:
             n = state.hands[s].bit_count()
-            bits.append(tr(lang, "rf.card") if n == 1 else tr(lang, "rf.cards", n=n))
+            bits.append(tr(lang, "rf.cards", n=n))
         bits.append(tr(lang, "rf.points", n=state.scores[s]))
         if playing and state.passed[s]:
             bits.append(tr(lang, "rf.passed"))

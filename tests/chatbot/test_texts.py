@@ -222,3 +222,14 @@ def test_run_fast_deals_hands_the_other_games_rounds():
     assert tr("de", unit_key(hand, "log_title"), id=3) == "📜 Tisch #3, alle Züge dieser Hand:"
     assert tr("de", unit_key(rnd, "log_empty")) == "📜 In dieser Runde ist noch nichts passiert."
     assert engine_reason("de", "the hand is still being played") == "die Hand läuft noch"
+
+
+def test_card_counts_and_points_read_alike_in_every_game():
+    """Issue 17, item 13: one style for card counts and points ("5 Karten · 3 Pkt.", "1 Karte";
+    the climbing game said "Karten: 5 · 3 P.")."""
+    for key in ("cl.cards", "rf.cards"):
+        assert [tr("de", key, n=n) for n in (1, 5)] == ["1 Karte", "5 Karten"]
+        assert [tr("en", key, n=n) for n in (1, 5)] == ["1 card", "5 cards"]
+    for key in ("cl.points", "rf.points"):
+        assert [tr("de", key, n=n) for n in (1, 5)] == ["1 Pkt.", "5 Pkt."]
+        assert [tr("en", key, n=n) for n in (1, 5)] == ["1 pt", "5 pts"]
