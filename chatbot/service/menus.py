@@ -22,6 +22,7 @@ CPU_NAMES = ("Anna", "Bernd", "Clara", "Dieter", "Erika", "Franz")
 
 register({
     "menu.options_hint": N_("⚙ Below, the options: tap to change."),
+    "menu.chosen": N_("Which game? → {game}"),
 })
 
 
@@ -48,6 +49,8 @@ def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str,
     if chat.kind == "group":
         if store.open_table(ctx.session, chat) is not None:
             raise Refusal(tr(ctx.lang, "busy_table"))
+        # the menu says what was chosen and offers nothing more (its buttons would be stale)
+        outgoing.say(ctx, chat, tr(ctx.lang, "menu.chosen", game=name), slot="menu")
         return open_lobby(ctx, chat, player, game_id, engine_options)
     counts = range(max(1, game.MIN_SEATS - 1), game.MAX_SEATS)
     if len(parts) == 2 and len(counts) == 1:  # one answer only: not asked (Run Fast, 3 seats)

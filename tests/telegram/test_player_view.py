@@ -240,6 +240,9 @@ def test_a_group_game_can_be_played_from_the_private_chat(
     game = GroupGame(fake, -1760, list(names), names, random.Random(6))
     game.hello()
     game.open()
+    # the game menu says what was chosen and offers nothing more (its buttons would be stale)
+    menu = next(m for m in fake.messages(game.group) if m["text"].startswith("Welches Spiel?"))
+    assert menu["text"] == "Welches Spiel? → Schwimmen" and not buttons(menu)
     for user in names:
         hand = fake.wait_for(lambda u=user: game.hand_message(u), WAIT, message="the hand")
         assert "Mitte:" in hand["text"] and f"#{game.table_id}" in hand["text"]
