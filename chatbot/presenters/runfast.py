@@ -68,6 +68,10 @@ register({
     "rf.triple": N_("{cards} +2"),
     "rf.back": N_("◀ {cards} + two:"),
     "rf.ui.kicker": N_("{cards} + {kicker} – one more kicker"),
+    "rf.ui.kickers_left": NN_("{cards} + {kicker} – {n} more kicker",
+                              "{cards} + {kicker} – {n} more kickers"),
+    "rf.plane": N_("{cards} +{n}"),
+    "rf.back_plane": N_("◀ {cards} + {n} kickers:"),
     "rf.ui.not_kicker": N_("That card cannot be a kicker."),
     "rf.ui.not_now": N_("It's not your turn."),
     "rf.ui.not_in_hand": N_("You don't hold that card."),
@@ -261,58 +265,71 @@ def _rows(buttons: list[tuple[str, str]], per_row: int) -> list[list[tuple[str, 
     return [buttons[i:i + per_row] for i in range(0, len(buttons), per_row)]
 
 
-def _triples(groups: dict[str, list[int]]) -> tuple[dict[int, tuple[int, list[int]]], list[int]]:
-    """The triple-with-two plays grouped by their triple: ``{power: (triple mask, plays)}``,
-    and the plays shown as they are (a triple going out with fewer kickers, or a triple with
-    only one choice of kickers)."""
-    grouped: dict[int, tuple[int, list[int]]] = {}
+_BODY = {"triple_two": "tt", "airplane": "ta"}  # the two-step kinds and their ui heads
+
+
+def _bodies(state: game.State, kind: str, plays: list[int]
+            ) -> tuple[dict[str, tuple[int, int, list[int]]], list[int]]:
+    """The triple-with-two or airplane plays grouped by their triples (the body):
+    ``{key: (body mask, kickers wanted, plays)}`` with the key ``<power>`` of a triple or
+    ``<triples>.<top power>`` of an airplane; and the plays shown as they are (going out with
+    fewer kickers, or a body with only one choice of kickers). ``plays``: the kind's plays,
+    weakest first."""
+    shape = {x: (f.length, f.power) for f in game.play_families(state) if f.kind == kind
+             for x in f.masks}
+    grouped: dict[str, tuple[int, int, list[int]]] = {}
     single: list[int] = []
-    for x in groups.get("triple_two", []):
+    for x in plays:
+        length, top = shape[x]
         cards = game.cards_of(x)
-        power = max((game.CARD_POWER[c.id] for c in cards),
-                    key=lambda p: sum(game.CARD_POWER[c.id] == p for c in cards))
-        triple = game.mask_of([c for c in cards if game.CARD_POWER[c.id] == power])
-        if len(cards) != 5 or triple.bit_count() != 3:
+        body = game.mask_of([c for c in cards if top - length < game.CARD_POWER[c.id] <= top])
+        if len(cards) != 5 * length or body.bit_count() != 3 * length:
             single.append(x)
             continue
-        grouped.setdefault(power, (triple, []))[1].append(x)
-    for power in [p for p, (_, plays) in grouped.items() if len(plays) == 1]:
-        single += grouped.pop(power)[1]
-    return grouped, single
+        key = str(top) if kind == "triple_two" else f"{length}.{top}"
+        grouped.setdefault(key, (body, 2 * length, []))[2].append(x)
+    for key in [k for k, (_, _, group) in grouped.items() if len(group) == 1]:
+        single += grouped.pop(key)[2]
+    return grouped, sorted(single, key=plays.index)
 
 
-def _kickers(triple: int, plays: list[int]) -> int:
-    """Every card that goes with the triple in one of its plays (as a mask)."""
+def _kickers(body: int, plays: list[int]) -> int:
+    """Every card that goes with the body in one of its plays (as a mask)."""
     out = 0
     for x in plays:
         out |= x
-    return out & ~triple
+    return out & ~body
 
 
-def _triple_rows(state: game.State, seat: int, lang: str, ui: dict[str, Any],
-                 groups: dict[str, list[int]]) -> list[list[tuple[str, str]]]:
-    """Triple with two in two steps: first the triple (``ui.tt.<power>``), then its two
-    kickers card by card (``ui.x.<card>``; the second one plays)."""
-    grouped, single = _triples(groups)
+def _body_rows(state: game.State, seat: int, lang: str, ui: dict[str, Any],
+               groups: dict[str, list[int]], kind: str) -> list[list[tuple[str, str]]]:
+    """A triple with two, or an airplane, in two steps: first its triples (``ui.tt.<power>``,
+    ``ui.ta.<triples>.<top>``), then its kickers card by card (``ui.x.<card>``; the last one
+    plays)."""
+    grouped, single = _bodies(state, kind, groups.get(kind, []))
     chosen = ui.get("t")
     if chosen in grouped:
-        triple, plays = grouped[chosen]
+        body, wanted, plays = grouped[chosen]
         picked = set(ui.get("x") or ())
-        rows = [[(tr(lang, "rf.back", cards=show(game.cards_of(triple))), "ui.k.triple_two")]]
+        back = tr(lang, "rf.back", cards=show(game.cards_of(body))) if wanted == 2 else \
+            tr(lang, "rf.back_plane", cards=show(game.cards_of(body)), n=wanted)
+        rows = [[(back, f"ui.k.{kind}")]]
         kick = [(("✅" if c.code in picked else "") + c.symbol, f"ui.x.{c.code}")
-                for c in state.hand_cards(seat) if game.mask_of([c]) & _kickers(triple, plays)]
+                for c in state.hand_cards(seat) if game.mask_of([c]) & _kickers(body, plays)]
         return rows + _rows(kick, HAND_PER_ROW)
-    buttons = [(tr(lang, "rf.triple", cards=show(game.cards_of(triple))), f"ui.tt.{power}")
-               for power, (triple, _) in sorted(grouped.items())]
+    buttons = [(tr(lang, "rf.triple", cards=show(game.cards_of(body))) if wanted == 2 else
+                tr(lang, "rf.plane", cards=show(game.cards_of(body)), n=wanted),
+                f"ui.{_BODY[kind]}.{key}")
+               for key, (body, wanted, _) in grouped.items()]
     buttons += [(_label(game.cards_of(x)), game.play_code(x)) for x in single]
-    return _rows(buttons, PER_ROW["triple_two"])
+    return _rows(buttons, PER_ROW[kind])
 
 
 def action_buttons(state: game.State, seat: int, lang: str,
                    ui: dict[str, Any] | None = None) -> list[list[tuple[str, str]]]:
     """Rows of (label, code) for the seat on turn: the plays of the chosen kind (paged, cards
-    spelled out, weakest first; a triple with two chosen triple first, then its kickers) or
-    the hand to pick from, then the kind tabs; only Pass when nothing beats."""
+    spelled out, weakest first; a triple with two or an airplane: its triples first, then its
+    kickers) or the hand to pick from, then the kind tabs; only Pass when nothing beats."""
     if state.to_act != seat or state.phase != TURN:
         return []
     groups = _plays_by_kind(state)
@@ -328,8 +345,8 @@ def action_buttons(state: game.State, seat: int, lang: str,
         sel = [BY_CODE[c] for c in _selection(state, seat, ui)]
         play = tr(lang, "rf.play_sel", cards=show(sel)) if sel else tr(lang, "rf.play_empty")
         rows.append([(play, "ui.play"), (tr(lang, "rf.clear"), "ui.clear")])
-    elif tab == "triple_two":
-        rows += _triple_rows(state, seat, lang, ui or {}, groups)
+    elif tab in _BODY:
+        rows += _body_rows(state, seat, lang, ui or {}, groups, tab)
     else:
         items = groups[tab]
         pages = (len(items) + PAGE - 1) // PAGE
@@ -351,31 +368,38 @@ def action_buttons(state: game.State, seat: int, lang: str,
     return rows
 
 
-def _press_triple(state: game.State, seat: int, ui: dict[str, Any], head: str, rest: str,
-                  lang: str) -> tuple[dict[str, Any], str | None, str | None]:
-    """``tt.<power>`` chooses a triple, ``x.<card>`` toggles one of its kickers; the second
-    kicker plays the triple with both."""
-    grouped, _ = _triples(_plays_by_kind(state))
-    if head == "tt":
-        if not (rest.isascii() and rest.isdigit() and len(rest) <= 2) or int(rest) not in grouped:
+def _press_body(state: game.State, seat: int, ui: dict[str, Any], head: str, rest: str,
+                lang: str) -> tuple[dict[str, Any], str | None, str | None]:
+    """``tt.<power>``/``ta.<triples>.<top>`` chooses a triple or an airplane's triples,
+    ``x.<card>`` toggles one of its kickers; the last kicker wanted plays."""
+    kind = next((k for k, h in _BODY.items() if h == head), ui.get("k"))
+    if kind not in _BODY:
+        raise ValueError(tr(lang, "unknown_button"))
+    grouped, _ = _bodies(state, kind, _plays_by_kind(state).get(kind, []))
+    if head != "x":
+        if not (rest.isascii() and len(rest) <= 5) or rest not in grouped:
             raise ValueError(tr(lang, "unknown_button"))
-        return {"k": "triple_two", "t": int(rest), "x": []}, None, None
+        return {"k": kind, "t": rest, "x": []}, None, None
     if ui.get("t") not in grouped:
         raise ValueError(tr(lang, "unknown_button"))
-    triple, plays = grouped[ui["t"]]
+    body, wanted, plays = grouped[ui["t"]]
     hand = {c.code: c for c in state.hand_cards(seat)}
     if rest not in hand:
         raise ValueError(tr(lang, "rf.ui.not_in_hand"))
-    if not game.mask_of([hand[rest]]) & _kickers(triple, plays):
+    if not game.mask_of([hand[rest]]) & _kickers(body, plays):
         raise ValueError(tr(lang, "rf.ui.not_kicker"))
     picked = set(c for c in (ui.get("x") or ()) if c in hand) ^ {rest}
     kickers = [hand[c] for c in hand if c in picked]
-    if len(kickers) < 2:
+    if len(kickers) < wanted:
         ui = {**ui, "x": [c.code for c in kickers]}
-        answer = tr(lang, "rf.ui.kicker", cards=show(game.cards_of(triple)),
-                    kicker=show(kickers)) if kickers else None
-        return ui, None, answer
-    action = game.parse_action(game.play_code(triple | game.mask_of(kickers)))
+        if not kickers:
+            return ui, None, None
+        if wanted == 2:
+            return ui, None, tr(lang, "rf.ui.kicker", cards=show(game.cards_of(body)),
+                                kicker=show(kickers))
+        return ui, None, tr(lang, "rf.ui.kickers_left", cards=show(game.cards_of(body)),
+                            kicker=show(kickers), n=wanted - len(kickers))
+    action = game.parse_action(game.play_code(body | game.mask_of(kickers)))
     reason = game.why_illegal(state, action)
     if reason is not None:
         for needle, key in _REASONS:
@@ -406,8 +430,8 @@ def ui_press(state: game.State, seat: int, ui: dict[str, Any], arg: str,
     if head == "p" and rest.isascii() and rest.isdigit() and len(rest) <= 3:
         ui["p"] = int(rest)
         return ui, None, None
-    if head in ("tt", "x") and rest:
-        return _press_triple(state, seat, ui, head, rest, lang)
+    if head in ("tt", "ta", "x") and rest:
+        return _press_body(state, seat, ui, head, rest, lang)
     hand = {c.code: c for c in state.hand_cards(seat)}
     if head == "t" and rest:
         if rest not in hand:

@@ -162,3 +162,41 @@ def test_private_menu_option_codes() -> None:
         code = menus._options_code(game_id, {})
         for level in ("anfaenger", "experte"):
             assert len(f"v1:0:0:g.{game_id}.6.{level}.ok.{code}".encode()) <= 64
+
+
+def _plane_state(table: str | None) -> R.State:
+    hands = (R.mask_of(parse_cards("3C 3S 4H 5C 5S 5H 6C 6S 6H 8D 9C 10S JH QD KC 2S")),
+             R.mask_of(parse_cards("10C 10D")), R.mask_of(parse_cards("JC JD")))
+    state = R.new_game(3, seed=5)._replace(hands=hands, to_act=0, table=None, table_mask=0,
+                                           table_seat=None)
+    if table is None:
+        return state
+    mask = R.mask_of(parse_cards(table))
+    return state._replace(table=R.interpret(mask, False), table_mask=mask, table_seat=2)
+
+
+def test_an_airplane_is_chosen_by_its_triples_then_its_kickers() -> None:
+    """Issue 17, item 12: an airplane (two triples in a row and four kickers) was a paged list
+    of hundreds of plays; now its triples are one button, then the four kickers card by card."""
+    state = _plane_state("3D 3H 3C 4C 4S 4D 7C 7S 8C 8S")  # 333 444 + 4 to beat
+    plays = [a.code for a in R.legal_actions(state) if a.code != "pass"]
+    assert len(plays) > 100  # ... every choice of four kickers
+    rows = RP.action_buttons(state, 0, "en")
+    six = R.CARD_POWER[parse_cards("6C")[0].id]
+    assert rows[0] == [("5♣ 5♠ 5♥ 6♣ 6♠ 6♥ +4", f"ui.ta.2.{six}")]
+    ui, action, _ = RP.ui_press(state, 0, {}, f"ta.2.{six}", "de")
+    assert action is None
+    rows = RP.action_buttons(state, 0, "de", ui=ui)
+    assert rows[0] == [("◀ 5♣ 5♠ 5♥ 6♣ 6♠ 6♥ + 4 Beikarten:", "ui.k.airplane")]
+    kickers = [c[5:] for row in rows for _, c in row if c.startswith("ui.x.")]
+    assert "3C" in kickers and "5C" not in kickers
+    ui, action, answer = RP.ui_press(state, 0, ui, "x.3C", "de")
+    assert answer == "5♣ 5♠ 5♥ 6♣ 6♠ 6♥ + 3♣ – noch 3 Beikarten"
+    ui, action, answer = RP.ui_press(state, 0, ui, "x.3S", "en")
+    assert answer == "5♣ 5♠ 5♥ 6♣ 6♠ 6♥ + 3♣ 3♠ – 2 more kickers"
+    ui, action, answer = RP.ui_press(state, 0, ui, "x.KC", "de")
+    assert answer.endswith("noch 1 Beikarte") and action is None
+    ui, action, _ = RP.ui_press(state, 0, ui, "x.2S", "de")
+    assert action == R.play("5C 5S 5H 6C 6S 6H 3C 3S KC 2S").code and ui == {}
+    assert action in plays
+    _check_rows(RP.action_buttons(state, 0, "de", ui={"k": "airplane", "t": f"2.{six}"}))

@@ -5,7 +5,8 @@ that no hidden card shows where it must not.
   takes) and then discards, knocks now and then; Run Fast and climbing play from the paged
   lists of legal plays, turn pages and switch kind tabs, sometimes build a play card by card
   (``ui.k.sel``, ``ui.t.<card>`` …, ``ui.play``) or a Run Fast triple with two in two steps
-  (``ui.tt.<rank>``, then ``ui.x.<card>`` twice), and pass when they have to. What was done is
+  (``ui.tt.<rank>``, then ``ui.x.<card>`` twice; an airplane ``ui.ta.…``, then its kickers),
+  and pass when they have to. What was done is
   counted in ``Chooser.seen``.
 * ``play_private_game`` – a private table played to its end, one press at a time.
 * ``CardGroupGame`` – ``GroupGame`` for these games: every person moves from their private
@@ -150,8 +151,8 @@ class Chooser:
             return "pass"  # climbing: nothing beats (only the pick tab and Pass)
         self.plan = []
         plays = [c for c in found if self._is_play(c)]
-        triples = sorted(c for c in found if c.startswith("ui.tt."))
-        if triples and (not plays or self.rng.random() < 0.5):  # run fast: triple first
+        triples = sorted(c for c in found if c.startswith(("ui.tt.", "ui.ta.")))
+        if triples and (not plays or self.rng.random() < 0.5):  # run fast: triples first
             self.seen["triple"] += 1
             return self.rng.choice(triples)
         if not plays:
