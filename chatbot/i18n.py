@@ -197,6 +197,8 @@ register({
     "level_normal": N_("Normal"),
     "level_experte": N_("Expert"),
     "unknown_command": N_("I don't understand that. /help shows what I can do."),
+    "new_unknown": N_("I don't know “{word}” here. Try /new schwimmen 2 beginner, or just /new."),
+    "new_count": N_("{game} is played against {low} to {high} CPU opponents."),
     "unknown_button": N_("That button isn't one of mine."),
     "stale_button": N_("That button is out of date – please use the current message."),
     "not_your_turn": N_("It's not your turn."),

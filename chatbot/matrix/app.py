@@ -24,7 +24,6 @@ import re
 import signal
 import time
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -32,32 +31,28 @@ from urllib.parse import urlparse
 from nio import (
     AsyncClient,
     AsyncClientConfig,
-    InviteMemberEvent,
-    JoinError,
     LoginResponse,
     MegolmEvent,
     MessageDirection,
     ReactionEvent,
-    RoomCreateResponse,
     RoomMemberEvent,
     RoomMessagesResponse,
     RoomMessageText,
-    RoomPreset,
     SyncResponse,
     WhoamiResponse,
 )
 from nio.crypto import ENCRYPTION_ENABLED
 from sqlalchemy.exc import OperationalError
 
-from storage.db import utcnow
-
 from ..config import Config
 from ..heap import freeze_startup_heap
-from ..i18n import DEFAULT_LANGUAGE, pick_language, tr
+from ..i18n import tr
 from ..outbox import OutboxStore
 from ..redact import add_secret
-from ..service import Change, ChatRef, Outcome, Service, UserRef
-from .render import Intent, code_of, norm_key, parse, reaction_for
+from ..service import Change, Service
+from .deadlines import Deadlines
+from .inputs import InputsMixin
+from .rooms import RoomsMixin, localpart
 from .sender import _NETWORK, MatrixSender, MatrixTransport
 from .store import PLATFORM, MatrixStore
 
@@ -75,73 +70,7 @@ class _Undecrypted:
     since: float
 
 
-class Deadlines:
-    """Fires the service's deadlines on time (armed after each commit) and sweeps for overdue
-    ones every couple of seconds (after a restart, or a missed wake-up)."""
-
-    def __init__(self, service: Service, sweep: float = SWEEP_SECONDS) -> None:
-        self.service, self.sweep = service, sweep
-        self.armed: dict[int, tuple[int, datetime]] = {}
-        self.wake = asyncio.Event()
-        self._stopping = False
-        self._task: asyncio.Task | None = None
-
-    def arm(self, changes: list[Change]) -> None:
-        for change in changes:
-            if change.deadline is None:
-                self.armed.pop(change.table_id, None)
-            else:
-                self.armed[change.table_id] = (change.version, change.deadline)
-        self.wake.set()
-
-    def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name="matrix-deadlines")
-
-    async def stop(self) -> None:
-        self._stopping = True
-        self.wake.set()
-        if self._task is not None:
-            try:
-                await asyncio.wait_for(self._task, timeout=10)
-            except (TimeoutError, asyncio.CancelledError):
-                self._task.cancel()
-
-    async def _run(self) -> None:
-        upcoming = await asyncio.to_thread(self.service.next_deadlines)
-        self.arm([Change(t, v, when) for t, v, when in upcoming])
-        next_sweep = 0.0
-        while not self._stopping:
-            try:
-                now = utcnow()
-                due = [(t, v) for t, (v, when) in self.armed.items() if _aware(when) <= now]
-                for table_id, version in due:
-                    if self.armed.get(table_id, (None,))[0] == version:
-                        self.armed.pop(table_id, None)
-                    await asyncio.to_thread(self.service.fire_due, table_id, version)
-                if time.monotonic() >= next_sweep:
-                    next_sweep = time.monotonic() + self.sweep
-                    for table_id, version in await asyncio.to_thread(self.service.due):
-                        await asyncio.to_thread(self.service.fire_due, table_id, version)
-                    await asyncio.to_thread(self.service.sweep_old)
-                    await asyncio.to_thread(self.service.catch_up_stats)
-            except Exception:
-                log.exception("deadline pass failed")
-            wait = self.sweep
-            if self.armed:
-                soonest = min(_aware(w) for _v, w in self.armed.values())
-                wait = min(wait, max(0.0, (soonest - utcnow()).total_seconds()))
-            wait = min(wait, max(0.0, next_sweep - time.monotonic()))
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.wake.wait(), timeout=max(0.005, wait))
-            self.wake.clear()
-
-
-def _aware(when: datetime) -> datetime:
-    from datetime import UTC
-    return when if when.tzinfo else when.replace(tzinfo=UTC)
-
-
-class MatrixBot:
+class MatrixBot(InputsMixin, RoomsMixin):
     """One bot account on one homeserver, wired into the service."""
 
     def __init__(self, cfg: Config, service: Service) -> None:
@@ -192,7 +121,7 @@ class MatrixBot:
         if data.get("homeserver") != self.cfg.matrix_homeserver:
             return None
         user = self.cfg.matrix_user or ""
-        if user and user not in (data.get("user_id"), _localpart(data.get("user_id", ""))):
+        if user and user not in (data.get("user_id"), localpart(data.get("user_id", ""))):
             return None
         return data
 
@@ -468,42 +397,6 @@ class MatrixBot:
         log.info("back-filled %d events in %s", len(decrypted), room_id)
         return decrypted
 
-    async def _handle_invites(self, resp: SyncResponse) -> None:
-        assert self.client is not None
-        for room_id, info in resp.rooms.invite.items():
-            inviter, direct = None, False
-            for event in info.invite_state:
-                if (isinstance(event, InviteMemberEvent) and event.state_key == self.user_id
-                        and event.membership == "invite"):
-                    inviter = event.sender
-                    direct = bool((event.content or {}).get("is_direct"))
-            if inviter is not None:
-                await asyncio.to_thread(self.store.put, inviter, "inviter", room_id)
-            if direct:
-                await asyncio.to_thread(self.store.put, "1", "direct", room_id)
-            resp_join = await self.client.join(room_id)
-            if isinstance(resp_join, JoinError):
-                log.warning("could not join %s: %s", room_id, resp_join)
-            else:
-                log.info("joined %s (invited by %s%s)", room_id, inviter,
-                         ", direct" if direct else "")
-
-    async def _greet(self, room_id: str) -> None:
-        """After joining a room: say hello there (a direct room becomes the inviter's private
-        chat). Rooms the bot opened itself are known already and get no second greeting."""
-        if await asyncio.to_thread(self.store.chat, room_id) is not None:
-            return
-        inviter = await asyncio.to_thread(self.store.get, "inviter", room_id)
-        room = self.client.rooms.get(room_id) if self.client else None
-        if inviter is None and room is not None:
-            inviter = next((u for u in room.users if u != self.user_id), None)
-        if inviter is None:
-            return
-        chat_ref, user = await self._refs(room_id, inviter)
-        await asyncio.to_thread(self.service.command, chat_ref, user, "start", "",
-                                f"join:{room_id}")
-        await self._say(chat_ref, tr(await self._lang(room_id), "mx.how"))
-
     # ------------------------------------------------------------------ one event
     async def _on_event(self, room_id: str, event: Any) -> None:
         sender = getattr(event, "sender", None)
@@ -558,209 +451,6 @@ class MatrixBot:
                                              "mx.undecryptable"))
         self.undecrypted = keep
 
-    async def _on_member(self, room_id: str, event: RoomMemberEvent) -> None:
-        if event.state_key == self.user_id:
-            return
-        known = await asyncio.to_thread(self.store.chat, room_id)
-        if known is None or known[0] != "private":
-            return
-        if event.membership in ("leave", "ban"):
-            log.info("%s left the direct room %s", event.state_key, room_id)
-            await asyncio.to_thread(self.service.forget_private_chat, PLATFORM, room_id)
-            with contextlib.suppress(Exception):
-                await self.client.room_leave(room_id)  # type: ignore[union-attr]
-        elif event.membership in ("join", "invite") and self._members(room_id) > 2:
-            # no longer a direct room: no hidden information there any more, and a new
-            # direct room for the person it belonged to
-            log.info("direct room %s gained %s: now a group", room_id, event.state_key)
-            people = await asyncio.to_thread(self.service.chat_no_longer_private, PLATFORM,
-                                             room_id)
-            for person in people:
-                group, user = await self._refs(room_id, person)
-                await self._ensure_dm(group, user, None)
-
-    def _members(self, room_id: str) -> int:
-        """People in a room, the bot included (joined and invited)."""
-        room = self.client.rooms.get(room_id) if self.client else None
-        return room.member_count if room is not None else 0
-
-    async def _on_text(self, room_id: str, event: RoomMessageText) -> None:
-        names = (self.user_id, _localpart(self.user_id))
-        room = self.client.rooms.get(room_id) if self.client else None
-        if room is not None and room.user_name(self.user_id):
-            names += (room.user_name(self.user_id) or "",)
-        intent = parse(event.body, names)
-        chat_ref, user = await self._refs(room_id, event.sender)
-        if intent.kind in ("choice", "move") and self.sender is not None:
-            await self.sender.settled(room_id)
-        private = chat_ref.kind == "private"
-        lang = await self._lang(room_id)
-        if intent.kind == "chat":
-            if private:
-                await self._say(chat_ref, tr(lang, "unknown_command") + "\n" + tr(lang, "mx.how"))
-            return
-        if intent.kind == "choice":
-            rows = None
-            relates = (event.source.get("content") or {}).get("m.relates_to") or {}
-            replied = (relates.get("m.in_reply_to") or {}).get("event_id")
-            if replied:  # a reply to one of our views picks from that view
-                rows = await asyncio.to_thread(self.store.message_buttons, room_id, replied)
-            if rows is None:
-                rows = await asyncio.to_thread(self.store.newest_buttons, room_id)
-            if not rows:
-                if private:
-                    await self._say(chat_ref, tr(lang, "mx.nothing"))
-                return
-            if not 1 <= intent.number <= len(rows):
-                await self._say(chat_ref, tr(lang, "mx.pick", n=len(rows)))
-                return
-            await self._press(chat_ref, user, rows[intent.number - 1][1], event.event_id)
-            return
-        if intent.kind == "move":
-            data = await self._find_button(room_id, user, intent.name, private)
-            if data is not None:
-                await self._press(chat_ref, user, data, event.event_id)
-                return
-            if intent.name != "start":
-                await self._say(chat_ref, tr(lang, "mx.not_now"))
-                return
-            intent = Intent("command", "start", intent.args)
-        await self._command(chat_ref, user, intent, event.event_id, lang)
-
-    async def _find_button(self, room_id: str, user: UserRef, code: str,
-                           private: bool) -> str | None:
-        """The button with this code in the room's newest view, or in the player's direct
-        room (a move typed in the group room)."""
-        places = [room_id]
-        if not private:
-            dm = await asyncio.to_thread(self.store.private_chat, user.external_id)
-            if dm:
-                places.append(dm)
-        for place in places:
-            if place != room_id and self.sender is not None:
-                await self.sender.settled(place)
-            rows = await asyncio.to_thread(self.store.newest_buttons, place) or []
-            for _label, data in rows:
-                if code_of(data) == code:
-                    return data
-        return None
-
-    async def _command(self, chat_ref: ChatRef, user: UserRef, intent: Intent, key: str,
-                       lang: str) -> None:
-        known = {"start", "help", "rules", "language", "new", "stop", "stats", "top"}
-        if intent.name not in known and chat_ref.kind == "group":
-            return  # maybe another bot's command: in groups we answer only our own
-        outcome = await asyncio.to_thread(self.service.command, chat_ref, user, intent.name,
-                                          intent.args, key)
-        if outcome.text and intent.name != "language":
-            await self._answer(chat_ref, user, outcome)
-        if intent.name in ("help", "start"):
-            await self._say(chat_ref, tr(lang, "mx.how"))
-        if chat_ref.kind == "group" and intent.name == "new" and outcome.ok:
-            await self._ensure_dm(chat_ref, user, outcome.table_id)
-
-    async def _on_reaction(self, room_id: str, event: ReactionEvent) -> None:
-        if self.sender is not None:
-            await self.sender.settled(room_id)
-        rows = await asyncio.to_thread(self.store.message_buttons, room_id, event.reacts_to)
-        if rows is None:
-            return  # not one of our views
-        want = norm_key(event.key)
-        data = next((d for _label, d in rows
-                     if (key := reaction_for(d)) is not None and norm_key(key) == want), None)
-        chat_ref, user = await self._refs(room_id, event.sender)
-        if data is None:
-            if chat_ref.kind == "private":
-                await self._say(chat_ref, tr(await self._lang(room_id), "mx.not_now"))
-            return
-        await self._press(chat_ref, user, data, event.event_id)
-
-    async def _press(self, chat_ref: ChatRef, user: UserRef, data: str, key: str) -> None:
-        outcome = await asyncio.to_thread(self.service.press, chat_ref, user, data, key)
-        if outcome.text:
-            await self._answer(chat_ref, user, outcome)
-        if chat_ref.kind == "group" and outcome.ok and outcome.changed:
-            await self._ensure_dm(chat_ref, user, outcome.table_id)
-
-    async def _answer(self, chat_ref: ChatRef, user: UserRef, outcome: Outcome) -> None:
-        """The short answer to an input. In a group room only refusals are said aloud; a
-        private answer (a hand) goes to the player's direct room, never to the group."""
-        text = outcome.text or ""
-        if chat_ref.kind == "private":
-            await self._say(chat_ref, text)
-            return
-        secret = (outcome.ok and outcome.alert) or bool(_CARD.search(text))
-        if not secret:
-            if not outcome.ok or outcome.table_id is None:
-                await self._say(chat_ref, text)
-            return
-        dm = await self._ensure_dm(chat_ref, user, None)
-        if dm is not None:
-            await self._say(ChatRef(PLATFORM, dm, "private"), text)
-
-    async def _say(self, chat_ref: ChatRef, text: str) -> None:
-        await asyncio.to_thread(self.service.reply, chat_ref, text)
-
-    # ------------------------------------------------------------------ direct rooms
-    async def _ensure_dm(self, group: ChatRef, user: UserRef,
-                         table_id: int | None) -> str | None:
-        """The player's direct room; the bot opens one (and invites them) if there is none,
-        and shows the table's private view there."""
-        dm = await asyncio.to_thread(self.store.private_chat, user.external_id)
-        if dm is not None or self.client is None:
-            return dm
-        initial = []
-        if self.e2e and self.cfg.matrix_encrypt_new_dms:
-            initial.append({"type": "m.room.encryption", "state_key": "",
-                            "content": {"algorithm": "m.megolm.v1.aes-sha2"}})
-        try:
-            resp = await self.client.room_create(is_direct=True, invite=[user.external_id],
-                                                 preset=RoomPreset.trusted_private_chat,
-                                                 initial_state=initial)
-        except _NETWORK as exc:
-            resp = exc  # type: ignore[assignment]
-        if not isinstance(resp, RoomCreateResponse):
-            log.warning("could not open a direct room with %s: %s", user.external_id, resp)
-            lang = await self._lang(group.external_id)
-            await self._say(group, tr(lang, "mx.dm_failed", name=user.name))
-            return None
-        room_id = resp.room_id
-        log.info("opened direct room %s with %s", room_id, user.external_id)
-        await asyncio.to_thread(self.store.put, "1", "direct", room_id)
-        dm_ref = ChatRef(PLATFORM, room_id, "private")
-        await asyncio.to_thread(self.service.command, dm_ref, user, "start",
-                                f"t{table_id}" if table_id else "", f"dm:{room_id}")
-        return room_id
-
-    # ------------------------------------------------------------------ rooms and people
-    async def _lang(self, room_id: str) -> str:
-        known = await asyncio.to_thread(self.store.chat, room_id)
-        return pick_language(known[1] if known else None, None,
-                             self.service.settings.default_language or DEFAULT_LANGUAGE)
-
-    async def _refs(self, room_id: str, user_id: str) -> tuple[ChatRef, UserRef]:
-        room = self.client.rooms.get(room_id) if self.client else None
-        known = await asyncio.to_thread(self.store.chat, room_id)
-        if known is not None:
-            kind = known[0]
-            if kind == "private" and self._members(room_id) > 2:
-                kind = "group"  # a third person came in (see ``_on_member``)
-        else:
-            direct = await asyncio.to_thread(self.store.get, "direct", room_id) == "1"
-            members = room.member_count if room is not None else 0
-            named = room is not None and room.is_named
-            kind = "private" if members == 2 and (direct or not named) else "group"
-        title = (room.name or room.canonical_alias) if room is not None and kind == "group" \
-            else None
-        name = (room.user_name(user_id) if room is not None else None) or _localpart(user_id)
-        admin = False
-        if kind == "group" and room is not None:
-            with contextlib.suppress(Exception):
-                admin = room.power_levels.get_user_level(user_id) >= 50
-        return (ChatRef(PLATFORM, room_id, kind, (title or None) and str(title)[:200]),
-                UserRef(user_id, name[:64], None, None, admin))
-
-
 def private_store(path: Path) -> None:
     """The store holds the device's keys and login: its folder 0700 and its files 0600,
     also when they exist already with a looser mode."""
@@ -768,10 +458,6 @@ def private_store(path: Path) -> None:
     path.chmod(0o700)
     for item in path.rglob("*"):
         item.chmod(0o700 if item.is_dir() else 0o600)
-
-
-def _localpart(user_id: str) -> str:
-    return user_id[1:].split(":", 1)[0] if user_id.startswith("@") else user_id
 
 
 def run(cfg: Config) -> int:

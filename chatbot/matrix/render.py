@@ -54,6 +54,9 @@ register({
         "!pass, !next, !stop, !rules, !language de."),
     "mx.pick": N_("Please reply with a number from 1 to {n}."),
     "mx.nothing": N_("There is nothing to choose here right now."),
+    "mx.gone": N_("That choice is gone – nothing was changed. The current one:"),
+    "mx.applied": N_("(That was for your game of {game}.)"),
+    "mx.applied_group": N_("(That was for the game of {game} in “{group}”.)"),
     "mx.not_now": N_("That isn't possible right now."),
     "mx.dm_failed": N_(
         "I could not send {name} a direct message – please invite me to a direct chat."),

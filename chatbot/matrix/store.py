@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from typing import Any
 
+from sqlalchemy import func
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from storage.models import Chat, KeyValue, MessageSlot, Outbox, Player
+from engine import GAMES
+from storage.models import Chat, GameTable, KeyValue, MessageSlot, Outbox, Player, Seat
 
 PLATFORM = "matrix"
 _RECENT = 50  # sent rows looked at to find the newest view of a room
@@ -27,6 +30,25 @@ def _key(*parts: str) -> str:
     if len(key) <= 128:
         return key
     return "matrix:h:" + hashlib.sha256(key.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class LiveView:
+    """A message in a room that offers choices now."""
+
+    position: int  # where it stands in the room (the outbox row that first posted it)
+    message_id: str | None
+    slot: str | None
+    table_id: int | None
+    buttons: list[tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    game: str
+    fsm_state: str
+    group: str | None  # the group room's name for a group table, else None
+    on_turn: str | None  # the Matrix id of the person on turn, if a person is
 
 
 class MatrixStore:
@@ -97,6 +119,41 @@ class MatrixStore:
                     return _flat(row.buttons)
         return None
 
+    def live_views(self, room_id: str) -> list[LiveView]:
+        """The messages of a room that offer choices now, the lowest on screen first."""
+        with Session(self.engine) as session:
+            return _live_views(session, room_id)
+
+    def is_ours(self, room_id: str, event_id: str) -> bool:
+        """Whether a message of the room was posted by the bot (a view, an answer)."""
+        with Session(self.engine) as session:
+            return session.exec(select(Outbox.id).where(
+                Outbox.platform == PLATFORM, Outbox.chat_external_id == room_id,
+                Outbox.message_id == event_id).limit(1)).first() is not None or \
+                session.exec(select(MessageSlot.id).where(
+                    MessageSlot.platform == PLATFORM, MessageSlot.chat_external_id == room_id,
+                    MessageSlot.message_id == event_id)).first() is not None
+
+    def table_info(self, table_id: int) -> TableInfo | None:
+        """A table's game and state, its group's name, and who is on turn."""
+        with Session(self.engine) as session:
+            table = session.get(GameTable, table_id)
+            if table is None:
+                return None
+            chat = session.get(Chat, table.chat_id)
+            on_turn = None
+            game = GAMES.get(table.game)
+            if game is not None and table.state_json:
+                seat_no = game.to_act(game.from_json(table.state_json))
+                if seat_no is not None:
+                    seat = session.exec(select(Seat).where(Seat.table_id == table_id,
+                                                           Seat.seat_no == seat_no)).first()
+                    person = session.get(Player, seat.player_id) \
+                        if seat is not None and seat.player_id and not seat.is_cpu else None
+                    on_turn = person.external_id if person is not None else None
+            group = (chat.title or "") if chat is not None and chat.kind == "group" else None
+            return TableInfo(table.game, table.fsm_state, group, on_turn)
+
     def message_buttons(self, room_id: str, event_id: str) -> list[tuple[str, str]] | None:
         """The buttons a message currently shows (via its slot), ``None`` if it shows none."""
         with Session(self.engine) as session:
@@ -110,6 +167,32 @@ class MatrixStore:
                 Outbox.slot == slot.slot, Outbox.status == "sent")
                 .order_by(col(Outbox.id).desc()).limit(1)).first()
             return _flat(row.buttons) if row else None
+
+
+def _live_views(session: Session, room_id: str) -> list[LiveView]:
+    """The messages of a room that offer choices now, the lowest on screen first: each slot's
+    message with its newest view (edits do not move a message), and the newest plain
+    messages with choices."""
+    out: list[LiveView] = []
+    where = (Outbox.platform == PLATFORM, Outbox.chat_external_id == room_id)
+    for slot in session.exec(select(MessageSlot).where(
+            MessageSlot.platform == PLATFORM, MessageSlot.chat_external_id == room_id)).all():
+        row = session.exec(select(Outbox).where(*where, Outbox.slot == slot.slot,
+                                                Outbox.status == "sent")
+                           .order_by(col(Outbox.id).desc()).limit(1)).first()
+        if row is None or not row.buttons or row.message_id != slot.message_id:
+            continue  # (shows no choices, or its message is not the one on screen)
+        first = session.exec(select(func.min(Outbox.id)).where(
+            *where, Outbox.message_id == slot.message_id)).one()
+        out.append(LiveView(first or 0, slot.message_id, slot.slot, row.table_id,
+                            _flat(row.buttons)))
+    for row in session.exec(select(Outbox).where(
+            *where, Outbox.status == "sent", col(Outbox.slot).is_(None))
+            .order_by(col(Outbox.id).desc()).limit(_RECENT)).all():
+        if row.buttons:
+            out.append(LiveView(row.id or 0, row.message_id, None, row.table_id,
+                                _flat(row.buttons)))
+    return sorted(out, key=lambda v: v.position, reverse=True)
 
 
 def _flat(buttons: Any) -> list[tuple[str, str]]:

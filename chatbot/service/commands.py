@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from engine import GAMES
 from storage.models import Chat, Player
 
 from .. import buttons
@@ -13,6 +14,7 @@ from ..presenters import PRESENTERS, presenter
 from . import lobby, menus, outgoing, play, stats, store
 from .api import Outcome, Refusal, UserRef
 from .transaction import Ctx
+from .words import game_of, level_of
 
 Command = Callable[[Ctx, Chat, Player, UserRef, str], Outcome]
 
@@ -103,19 +105,46 @@ def set_language(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str)
 
 
 def new(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outcome:
-    words = args.lower().split()
-    parts = [w for w in words if "=" not in w]
+    """``/new``: the game menu; ``/new <game> [opponents] [level] [key=value …]`` goes as far
+    as the words say (a game by any of its names, a level as people write it)."""
+    words = args.split()
     if chat.kind == "group" and store.open_table(ctx.session, chat) is not None:
         raise Refusal(tr(ctx.lang, "busy_table"), alert=False)
-    if parts and parts[0] in PRESENTERS:
-        opts = option_words(ctx, parts[0], [w for w in words if "=" in w])
-        return menus.menu_press(ctx, chat, player, user, "g." + ".".join(parts[:3]),
+    plain = " ".join(w for w in words if "=" not in w)
+    found = game_of(plain) if plain else None
+    if plain and found is None:
+        raise Refusal(tr(ctx.lang, "new_unknown", word=plain.split()[0]), alert=False)
+    if found is not None:
+        game_id, rest = found
+        opts = option_words(ctx, game_id, [w.lower() for w in words if "=" in w])
+        return menus.menu_press(ctx, chat, player, user, _menu_code(ctx, game_id, rest),
                                 engine_options=opts)
     rows = [[(presenter(g).name(ctx.lang), buttons.encode(0, 0, f"g.{g}"))]
             for g in PRESENTERS]
     outgoing.say(ctx, chat, tr(ctx.lang, "choose_game"), rows, slot="menu", repost=True,
                  fresh=True)  # a command's answer: at the bottom, even if the menu is unchanged
     return Outcome(None)
+
+
+def _menu_code(ctx: Ctx, game_id: str, rest: str) -> str:
+    """The menu step the words after the game name reach: ``g.<game>[.<n>[.<level>]]``."""
+    count, level = None, None
+    for word in rest.split():
+        if word.isascii() and word.isdigit() and count is None:
+            count = word
+        elif level_of(word) is not None and level is None:
+            level = level_of(word)
+        else:
+            raise Refusal(tr(ctx.lang, "new_unknown", word=word), alert=False)
+    game = GAMES[game_id]
+    counts = range(max(1, game.MIN_SEATS - 1), game.MAX_SEATS)
+    if count is None and level is not None and len(counts) == 1:
+        count = str(counts[0])  # (one answer only: Run Fast's two opponents)
+    if count is not None and not (count.isdigit() and int(count) in counts):
+        raise Refusal(tr(ctx.lang, "new_count", game=presenter(game_id).name(ctx.lang),
+                         low=counts[0], high=counts[-1]), alert=False)
+    return ".".join(["g", game_id, *([count] if count else []),
+                     *([level] if count and level else [])])
 
 
 def stop(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outcome:

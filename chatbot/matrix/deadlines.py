@@ -1,0 +1,83 @@
+"""The Matrix bot's turn clock: fires the service's deadlines on time and sweeps for overdue
+ones (the Telegram bot uses python-telegram-bot's job queue for the same)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from datetime import datetime
+
+from storage.db import utcnow
+
+from ..service import Change, Service
+
+log = logging.getLogger(__name__)
+SWEEP_SECONDS = 2.0
+
+
+class Deadlines:
+    """Fires the service's deadlines on time (armed after each commit) and sweeps for overdue
+    ones every couple of seconds (after a restart, or a missed wake-up)."""
+
+    def __init__(self, service: Service, sweep: float = SWEEP_SECONDS) -> None:
+        self.service, self.sweep = service, sweep
+        self.armed: dict[int, tuple[int, datetime]] = {}
+        self.wake = asyncio.Event()
+        self._stopping = False
+        self._task: asyncio.Task | None = None
+
+    def arm(self, changes: list[Change]) -> None:
+        for change in changes:
+            if change.deadline is None:
+                self.armed.pop(change.table_id, None)
+            else:
+                self.armed[change.table_id] = (change.version, change.deadline)
+        self.wake.set()
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="matrix-deadlines")
+
+    async def stop(self) -> None:
+        self._stopping = True
+        self.wake.set()
+        if self._task is not None:
+            try:
+                await asyncio.wait_for(self._task, timeout=10)
+            except (TimeoutError, asyncio.CancelledError):
+                self._task.cancel()
+
+    async def _run(self) -> None:
+        upcoming = await asyncio.to_thread(self.service.next_deadlines)
+        self.arm([Change(t, v, when) for t, v, when in upcoming])
+        next_sweep = 0.0
+        while not self._stopping:
+            try:
+                now = utcnow()
+                due = [(t, v) for t, (v, when) in self.armed.items() if _aware(when) <= now]
+                for table_id, version in due:
+                    if self.armed.get(table_id, (None,))[0] == version:
+                        self.armed.pop(table_id, None)
+                    await asyncio.to_thread(self.service.fire_due, table_id, version)
+                if time.monotonic() >= next_sweep:
+                    next_sweep = time.monotonic() + self.sweep
+                    for table_id, version in await asyncio.to_thread(self.service.due):
+                        await asyncio.to_thread(self.service.fire_due, table_id, version)
+                    await asyncio.to_thread(self.service.sweep_old)
+                    await asyncio.to_thread(self.service.catch_up_stats)
+            except Exception:
+                log.exception("deadline pass failed")
+            wait = self.sweep
+            if self.armed:
+                soonest = min(_aware(w) for _v, w in self.armed.values())
+                wait = min(wait, max(0.0, (soonest - utcnow()).total_seconds()))
+            wait = min(wait, max(0.0, next_sweep - time.monotonic()))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.wake.wait(), timeout=max(0.005, wait))
+            self.wake.clear()
+
+
+def _aware(when: datetime) -> datetime:
+    from datetime import UTC
+    return when if when.tzinfo else when.replace(tzinfo=UTC)

@@ -1,0 +1,155 @@
+"""Rooms and people in Matrix (a mixin of ``MatrixBot``): invites and greetings, direct rooms
+(opened when a player has none), who is in a room and what kind of chat it is."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from nio import (
+    InviteMemberEvent,
+    JoinError,
+    RoomCreateResponse,
+    RoomMemberEvent,
+    RoomPreset,
+    SyncResponse,
+)
+
+from ..i18n import DEFAULT_LANGUAGE, pick_language, tr
+from ..service import ChatRef, UserRef
+from .sender import _NETWORK
+from .store import PLATFORM
+
+log = logging.getLogger(__name__)
+
+
+def localpart(user_id: str) -> str:
+    return user_id[1:].split(":", 1)[0] if user_id.startswith("@") else user_id
+
+
+class RoomsMixin:
+    """Invites, greetings, members, direct rooms and the refs of a room and person."""
+
+    async def _handle_invites(self, resp: SyncResponse) -> None:
+        assert self.client is not None
+        for room_id, info in resp.rooms.invite.items():
+            inviter, direct = None, False
+            for event in info.invite_state:
+                if (isinstance(event, InviteMemberEvent) and event.state_key == self.user_id
+                        and event.membership == "invite"):
+                    inviter = event.sender
+                    direct = bool((event.content or {}).get("is_direct"))
+            if inviter is not None:
+                await asyncio.to_thread(self.store.put, inviter, "inviter", room_id)
+            if direct:
+                await asyncio.to_thread(self.store.put, "1", "direct", room_id)
+            resp_join = await self.client.join(room_id)
+            if isinstance(resp_join, JoinError):
+                log.warning("could not join %s: %s", room_id, resp_join)
+            else:
+                log.info("joined %s (invited by %s%s)", room_id, inviter,
+                         ", direct" if direct else "")
+
+    async def _greet(self, room_id: str) -> None:
+        """After joining a room: say hello there (a direct room becomes the inviter's private
+        chat). Rooms the bot opened itself are known already and get no second greeting."""
+        if await asyncio.to_thread(self.store.chat, room_id) is not None:
+            return
+        inviter = await asyncio.to_thread(self.store.get, "inviter", room_id)
+        room = self.client.rooms.get(room_id) if self.client else None
+        if inviter is None and room is not None:
+            inviter = next((u for u in room.users if u != self.user_id), None)
+        if inviter is None:
+            return
+        chat_ref, user = await self._refs(room_id, inviter)
+        await asyncio.to_thread(self.service.command, chat_ref, user, "start", "",
+                                f"join:{room_id}")
+        await self._say(chat_ref, tr(await self._lang(room_id), "mx.how"))
+
+    async def _on_member(self, room_id: str, event: RoomMemberEvent) -> None:
+        if event.state_key == self.user_id:
+            return
+        known = await asyncio.to_thread(self.store.chat, room_id)
+        if known is None or known[0] != "private":
+            return
+        if event.membership in ("leave", "ban"):
+            log.info("%s left the direct room %s", event.state_key, room_id)
+            await asyncio.to_thread(self.service.forget_private_chat, PLATFORM, room_id)
+            with contextlib.suppress(Exception):
+                await self.client.room_leave(room_id)  # type: ignore[union-attr]
+        elif event.membership in ("join", "invite") and self._members(room_id) > 2:
+            # no longer a direct room: no hidden information there any more, and a new
+            # direct room for the person it belonged to
+            log.info("direct room %s gained %s: now a group", room_id, event.state_key)
+            people = await asyncio.to_thread(self.service.chat_no_longer_private, PLATFORM,
+                                             room_id)
+            for person in people:
+                group, user = await self._refs(room_id, person)
+                await self._ensure_dm(group, user, None)
+
+    def _members(self, room_id: str) -> int:
+        """People in a room, the bot included (joined and invited)."""
+        room = self.client.rooms.get(room_id) if self.client else None
+        return room.member_count if room is not None else 0
+
+    # ------------------------------------------------------------------ direct rooms
+    async def _ensure_dm(self, group: ChatRef, user: UserRef,
+                         table_id: int | None) -> str | None:
+        """The player's direct room; the bot opens one (and invites them) if there is none,
+        and shows the table's private view there."""
+        dm = await asyncio.to_thread(self.store.private_chat, user.external_id)
+        if dm is not None or self.client is None:
+            return dm
+        initial = []
+        if self.e2e and self.cfg.matrix_encrypt_new_dms:
+            initial.append({"type": "m.room.encryption", "state_key": "",
+                            "content": {"algorithm": "m.megolm.v1.aes-sha2"}})
+        try:
+            resp = await self.client.room_create(is_direct=True, invite=[user.external_id],
+                                                 preset=RoomPreset.trusted_private_chat,
+                                                 initial_state=initial)
+        except _NETWORK as exc:
+            resp = exc  # type: ignore[assignment]
+        if not isinstance(resp, RoomCreateResponse):
+            log.warning("could not open a direct room with %s: %s", user.external_id, resp)
+            lang = await self._lang(group.external_id)
+            await self._say(group, tr(lang, "mx.dm_failed", name=user.name))
+            return None
+        room_id = resp.room_id
+        log.info("opened direct room %s with %s", room_id, user.external_id)
+        await asyncio.to_thread(self.store.put, "1", "direct", room_id)
+        dm_ref = ChatRef(PLATFORM, room_id, "private")
+        await asyncio.to_thread(self.service.command, dm_ref, user, "start",
+                                f"t{table_id}" if table_id else "", f"dm:{room_id}")
+        return room_id
+
+    # ------------------------------------------------------------------ rooms and people
+    async def _lang(self, room_id: str) -> str:
+        known = await asyncio.to_thread(self.store.chat, room_id)
+        return pick_language(known[1] if known else None, None,
+                             self.service.settings.default_language or DEFAULT_LANGUAGE)
+
+    async def _refs(self, room_id: str, user_id: str) -> tuple[ChatRef, UserRef]:
+        room = self.client.rooms.get(room_id) if self.client else None
+        known = await asyncio.to_thread(self.store.chat, room_id)
+        if known is not None:
+            kind = known[0]
+            if kind == "private" and self._members(room_id) > 2:
+                kind = "group"  # a third person came in (see ``_on_member``)
+        else:
+            direct = await asyncio.to_thread(self.store.get, "direct", room_id) == "1"
+            members = room.member_count if room is not None else 0
+            named = room is not None and room.is_named
+            kind = "private" if members == 2 and (direct or not named) else "group"
+        title = (room.name or room.canonical_alias) if room is not None and kind == "group" \
+            else None
+        name = (room.user_name(user_id) if room is not None else None) or localpart(user_id)
+        admin = False
+        if kind == "group" and room is not None:
+            with contextlib.suppress(Exception):
+                admin = room.power_levels.get_user_level(user_id) >= 50
+        return (ChatRef(PLATFORM, room_id, kind, (title or None) and str(title)[:200]),
+                UserRef(user_id, name[:64], None, None, admin))
+
+
