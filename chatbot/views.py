@@ -206,10 +206,10 @@ def render_private(table: GameTable, seats: list[Seat], model: fsm.TableModel,
     p = presenter(table.game)
     state = model.engine_state
     names = _names(seats)
+    if table.fsm_state == fsm.ABANDONED:  # (also a lobby that was closed: no "cards" hint)
+        return View(f"🃏 {p.name(lang)}\n{tr(lang, 'abandoned')}")
     if table.fsm_state == fsm.LOBBY or state is None:
         return View(tr(lang, "hand_private_hint"))
-    if table.fsm_state == fsm.ABANDONED:
-        return View(f"🃏 {p.name(lang)}\n{tr(lang, 'abandoned')}")
     lines: list[str] = p.public_lines(state, names, lang, table.options, _marks(seats, lang))
     rows: Rows = []
     if not single and lines:  # what the group's table shows, and which table it is

@@ -194,11 +194,18 @@ def emit(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel,
         act(ctx, chat, table.id, slot_name, action)
     if table.fsm_state == fsm.LOBBY:
         return
+    out = getattr(presenter(table.game), "seat_out", None)
     for seat in seats:
         player = players.get(seat.player_id) if seat.player_id else None
         if player is None or seat.is_cpu or not player.private_chat_id:
             continue
-        plang = pick_language(None, player.language, ctx.settings.default_language)
+        if out is not None and model.engine_state is not None and table.fsm_state in (
+                fsm.TURN, fsm.FINAL_ROUND) and out(model.engine_state, seat.seat_no):
+            continue  # out of the game: told at the round's end, not edited on every move
+        # the person's private chat's choice (/language there), else their own language
+        plang = pick_language(store.chat_language(ctx.session, chat.platform,
+                                                  player.private_chat_id),
+                              player.language, ctx.settings.default_language)
         pview = render_private(table, seats, model, seat, plang, single=False)
         queue(ctx, chat.platform, player.private_chat_id, table.id, f"h{table.id}",
               pview.repost and repost, pview.text, pview.rows)

@@ -122,6 +122,12 @@ def get_player(session: Session, player_id: int | None) -> Player | None:
     return None if player_id is None else session.get(Player, player_id)
 
 
+def chat_language(session: Session, platform: str, external_id: str) -> str | None:
+    """The language a chat chose (``/language``), if it chose one."""
+    return session.exec(select(Chat.language).where(Chat.platform == platform,
+                                                    Chat.external_id == external_id)).first()
+
+
 def private_person(session: Session, chat: Chat) -> Player | None:
     """The person whose private chat with the bot this is."""
     return session.exec(_PRIVATE_PERSON, params={"platform": chat.platform,

@@ -233,3 +233,18 @@ def test_card_counts_and_points_read_alike_in_every_game():
     for key in ("cl.points", "rf.points"):
         assert [tr("de", key, n=n) for n in (1, 5)] == ["1 Pkt.", "5 Pkt."]
         assert [tr("en", key, n=n) for n in (1, 5)] == ["1 pt", "5 pts"]
+
+
+def test_a_closed_lobby_is_no_cards_hint():
+    """Issue 18, item 6: /stop on a lobby told the players "I'll send you your cards and moves
+    privately"; a closed table says it is closed."""
+    import fsm
+    from chatbot.views import render_private
+    from storage.models import GameTable, Seat
+
+    table = GameTable(id=3, game="schwimmen", fsm_state=fsm.ABANDONED, seed=1, chat_id=1)
+    seat = Seat(table_id=3, seat_no=0, name="Ida")
+    model = fsm.TableModel.__new__(fsm.TableModel)
+    model.engine_state = None
+    view = render_private(table, [seat], model, seat, "de", single=False)
+    assert view.text == "🃏 Schwimmen\nTisch beendet." and not view.rows

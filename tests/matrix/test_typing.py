@@ -1,0 +1,126 @@
+"""Issue 18, items 1-3 and 5 on the real Synapse: a number never makes a wrong move. It picks
+from the choice list lowest on screen; a reply to a message that offers nothing any more
+changes nothing and says so; /new words are taken as written ("anfänger"); in a group a number
+counts only from the person on turn."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from .harness import WAIT, Person, wait_for
+
+pytestmark = pytest.mark.e2e
+
+
+def test_numbers_pick_from_the_choice_list_at_the_bottom(matrix) -> None:
+    matrix.start_bot()
+    uid, pw = matrix.account("tina")
+
+    async def scenario() -> None:
+        tina = await Person(matrix.synapse.url, uid, pw, matrix.bot_id).start()
+        try:
+            room = await tina.create_room([matrix.bot_id], direct=True)
+            await tina.joined(room, matrix.bot_id)
+            await wait_for(lambda: tina.said(room, "Stammtisch"), WAIT, "the greeting")
+            # item 3: the level as people write it
+            await tina.say(room, "!neu runfast 2 anfänger")
+            table = await wait_for(lambda: tina.newest(room, lambda m: m.body.startswith(
+                "🃏 Run Fast")), WAIT, "the Run Fast table")
+            await wait_for(lambda: table.choices(), WAIT, "Tina on turn")
+            db = matrix.db()
+            table_id = db.tables()[-1]["id"]
+            moves = len(db.moves(table_id))
+            version = db.table(table_id)["version"]
+
+            # item 2: !neu mid-game - the numbers now go to the menu at the bottom
+            await tina.say(room, "!neu")
+            menu = await wait_for(lambda: tina.newest(room, lambda m: m.choice("Schwimmen")
+                                                      and m.event_id != table.event_id),
+                                  WAIT, "the game menu below the table")
+            await tina.say(room, str(menu.choice("Schwimmen")))
+            await wait_for(lambda: menu.choice("1") and "CPU" in menu.body, WAIT, "opponents")
+            await tina.say(room, "1")
+            await wait_for(lambda: menu.choice("Anfänger"), WAIT, "levels")
+            await tina.say(room, str(menu.choice("Anfänger")))
+            question = await wait_for(lambda: tina.newest(
+                room, lambda m: m.choice("Nein, weiterspielen")), WAIT, "replace the game?")
+            await tina.say(room, str(question.choice("Nein, weiterspielen")))
+            await wait_for(lambda: tina.said(room, "läuft weiter"), WAIT, "the game kept")
+            assert len(db.moves(table_id)) == moves and db.table(table_id)["version"] == version
+
+            # item 1: a reply to our message that offers nothing now changes nothing
+            since = tina.count(room)
+            await tina.say(room, "1", reply_to=question.event_id)
+            gone = await wait_for(lambda: tina.said(room, "gibt es nicht mehr", since), WAIT,
+                                  "the choice is gone")
+            assert "1. " in gone.body  # ... with the current choices
+            assert len(db.moves(table_id)) == moves and db.table(table_id)["version"] == version
+
+            # a reply to the live table picks from it; a bare number too (the lowest list)
+            edits = len(table.versions)
+            await tina.say(room, str(len(table.choices())), reply_to=table.event_id)
+            await wait_for(lambda: len(table.versions) > edits, WAIT, "the table's choice")
+            assert db.table(table_id)["fsm_state"] != "abandoned"
+            assert not tina.said(room, "Bitte antworte mit einer Zahl", since)
+        finally:
+            await tina.stop()
+
+    asyncio.run(scenario())
+
+
+def test_in_a_group_a_number_counts_only_from_the_person_on_turn(matrix) -> None:
+    matrix.start_bot()
+    accounts = [matrix.account(n) for n in ("uma", "vito")]
+
+    async def scenario() -> None:
+        uma, vito = [await Person(matrix.synapse.url, u, p, matrix.bot_id).start()
+                     for u, p in accounts]
+        try:
+            group = await uma.create_room([matrix.bot_id, vito.user_id], name="Zahlenrunde")
+            await uma.joined(group, vito.user_id)
+            await uma.joined(group, matrix.bot_id)
+            await wait_for(lambda: uma.said(group, "Stammtisch"), WAIT, "the greeting")
+            await uma.say(group, "!new schwimmen")
+            lobby = await wait_for(lambda: uma.newest(group, lambda m: m.choice("Mitmachen")),
+                                   WAIT, "the lobby")
+            await vito.say(group, str(lobby.choice("Mitmachen")))  # a lobby: anyone
+            await wait_for(lambda: "vito" in lobby.body, WAIT, "Vito in the lobby")
+            await uma.say(group, str(lobby.choice("Starten")))
+            await wait_for(lambda: "Am Zug:" in lobby.body, WAIT, "the game")
+            on_turn = uma if "Am Zug: uma" in lobby.body else vito
+            other = vito if on_turn is uma else uma
+            db = matrix.db()
+            table_id = db.tables()[-1]["id"]
+            version = db.table(table_id)["version"]
+            said = uma.count(group)
+            for text in ("1", "2", "5", "42"):  # chatter of the one not on turn
+                await other.say(group, text)
+            await on_turn.say(group, "7")  # out of range: chatter too
+            await asyncio.sleep(3)
+            assert uma.count(group) == said, [m.body for m in uma.bot_messages(group)[said:]]
+            assert db.table(table_id)["version"] == version
+            # the person on turn: "1" is the table's first choice (my cards, privately)
+            await wait_for(lambda: on_turn.direct_room(), WAIT, "the direct room")
+            dm = on_turn.direct_room()
+            since = on_turn.count(dm)
+            assert lobby.choice("🂠 Meine Karten") == 1
+            await on_turn.say(group, "1")
+            await wait_for(lambda: on_turn.said(dm, "Deine Karten", since), WAIT,
+                           "the cards in the direct room")
+            assert uma.count(group) == said
+            # item 4: the language chosen in the direct room holds for the table's view there
+            view = await wait_for(lambda: on_turn.newest(dm, lambda m: f"#{table_id}"
+                                                         in m.first_line), WAIT, "the view")
+            await on_turn.say(dm, "!language en")
+            await wait_for(lambda: on_turn.said(dm, "Language: English"), WAIT, "English")
+            await on_turn.say(dm, "1")  # a move: the views are drawn anew
+            await wait_for(lambda: "Your cards" in on_turn.newest(
+                dm, lambda m: f"#{table_id}" in m.first_line).body, WAIT, "the view in English")
+            assert view is not None
+        finally:
+            await uma.stop()
+            await vito.stop()
+
+    asyncio.run(scenario())
