@@ -184,15 +184,26 @@ def _live_views(session: Session, room_id: str) -> list[LiveView]:
             continue  # (shows no choices, or its message is not the one on screen)
         first = session.exec(select(func.min(Outbox.id)).where(
             *where, Outbox.message_id == slot.message_id)).one()
-        out.append(LiveView(first or 0, slot.message_id, slot.slot, row.table_id,
-                            _flat(row.buttons)))
+        flat = _flat(row.buttons)
+        out.append(LiveView(first or 0, slot.message_id, slot.slot,
+                            row.table_id or _table_of(flat), flat))
     for row in session.exec(select(Outbox).where(
             *where, Outbox.status == "sent", col(Outbox.slot).is_(None))
             .order_by(col(Outbox.id).desc()).limit(_RECENT)).all():
         if row.buttons:
-            out.append(LiveView(row.id or 0, row.message_id, None, row.table_id,
-                                _flat(row.buttons)))
+            flat = _flat(row.buttons)
+            out.append(LiveView(row.id or 0, row.message_id, None,
+                                row.table_id or _table_of(flat), flat))
     return sorted(out, key=lambda v: v.position, reverse=True)
+
+
+def _table_of(buttons: list[tuple[str, str]]) -> int | None:
+    """The table a view's buttons belong to (``v1:<table>:…``; 0 is a menu)."""
+    for _label, data in buttons:
+        parts = data.split(":", 3)
+        if len(parts) == 4 and parts[1].isascii() and parts[1].isdigit() and parts[1] != "0":
+            return int(parts[1])
+    return None
 
 
 def _flat(buttons: Any) -> list[tuple[str, str]]:
