@@ -103,11 +103,35 @@ def _html_line(line: str) -> str:
     return "&nbsp;" * lead + html.escape(stripped, quote=False)
 
 
+_PILL = re.compile(r"\[([^\[\]]+)\]\(https://matrix\.to/#/(@[^()\s]+)\)")
+
+
+def mentions(text: str) -> list[str]:
+    """The Matrix ids the service's text mentions (``[name](https://matrix.to/#/@id)``)."""
+    return [m.group(2) for m in _PILL.finditer(text)]
+
+
+def _html_pills(line: str) -> str:
+    """An HTML line with the mentions as pills (links to the person)."""
+    out, pos = [], 0
+    for m in _PILL.finditer(line):
+        out.append(_html_line(line[pos:m.start()]) if pos == 0 else
+                   html.escape(line[pos:m.start()], quote=False))
+        out.append(f'<a href="https://matrix.to/#/{html.escape(m.group(2))}">'
+                   f'{html.escape(m.group(1), quote=False)}</a>')
+        pos = m.end()
+    if pos == 0:
+        return _html_line(line)
+    return "".join(out) + html.escape(line[pos:], quote=False)
+
+
 def render(text: str, rows: list[list[list[str]]]) -> tuple[str, str]:
-    """A view as (plain body, HTML body): text, then the numbered choices."""
+    """A view as (plain body, HTML body): text, then the numbered choices. Mentions are
+    pills in HTML and the plain name in the body."""
     text = bang(text)
     lines = text.split("\n")
-    html_lines = [_html_line(line) for line in lines]
+    html_lines = [_html_pills(line) for line in lines]
+    text = _PILL.sub(r"\1", text)
     if html_lines and html_lines[0]:
         html_lines[0] = f"<b>{html_lines[0]}</b>"
     body, formatted = text, "<br>".join(html_lines)

@@ -18,11 +18,27 @@ from collections.abc import Callable
 from typing import Any
 
 import aiohttp
-from nio import AsyncClient, ErrorResponse, RoomRedactResponse, RoomSendResponse
+from nio import (
+    AsyncClient,
+    ErrorResponse,
+    RoomGetStateEventResponse,
+    RoomPutStateResponse,
+    RoomRedactResponse,
+    RoomSendResponse,
+)
 from nio.exceptions import LocalProtocolError, SendRetryError
 
-from ..outbox import Item, OutboxStore, Permanent, Retry, SlotMessages, deliver_async, record
-from .render import choices, norm_key, reaction_for, render
+from ..outbox import (
+    CannotPin,
+    Item,
+    OutboxStore,
+    Permanent,
+    Retry,
+    SlotMessages,
+    deliver_async,
+    record,
+)
+from .render import choices, mentions, norm_key, reaction_for, render
 
 log = logging.getLogger(__name__)
 MSGTYPE = "m.notice"  # bots speak in notices (other bots ignore them)
@@ -106,8 +122,9 @@ class MatrixTransport:
     @staticmethod
     def _content(text: str, rows: list[list[list[str]]]) -> dict[str, Any]:
         body, formatted = render(text, rows)
+        # who the message mentions (their clients notify them); none: nobody
         return {"msgtype": MSGTYPE, "body": body, "format": "org.matrix.custom.html",
-                "formatted_body": formatted}
+                "formatted_body": formatted, "m.mentions": {"user_ids": mentions(text)}}
 
     async def _seed(self, room: str, event_id: str, rows: list[list[list[str]]]) -> None:
         """Pre-seed the reactions that stand for buttons of this view (best effort)."""
@@ -150,6 +167,51 @@ class MatrixTransport:
         }
         await self._event(chat, "m.room.message", content, f"{self.txn}.e")
         await self._seed(chat, message_id, rows)
+
+    async def _pinned(self, room: str) -> list[str]:
+        try:
+            resp = await self.client.room_get_state_event(room, "m.room.pinned_events")
+        except _NETWORK as exc:
+            raise Retry(2.0, f"network: {exc!r}") from exc
+        if isinstance(resp, RoomGetStateEventResponse):
+            return [str(e) for e in (resp.content or {}).get("pinned") or []]
+        if resp.status_code == "M_NOT_FOUND":
+            return []
+        self._raise(room, resp)
+        raise AssertionError("unreachable")
+
+    async def _set_pinned(self, room: str, pinned: list[str]) -> None:
+        try:
+            resp = await self.client.room_put_state(room, "m.room.pinned_events",
+                                                    {"pinned": pinned})
+        except _NETWORK as exc:
+            raise Retry(2.0, f"network: {exc!r}") from exc
+        if isinstance(resp, RoomPutStateResponse):
+            return
+        if resp.status_code == "M_FORBIDDEN":  # (not a room the bot may not write to)
+            raise CannotPin(f"{room}: {resp.message}")
+        self._raise(room, resp)
+
+    def _may_pin(self, room: str) -> bool:
+        info = self.client.rooms.get(room)
+        return info is None or info.power_levels.can_user_send_state(
+            self.client.user_id, "m.room.pinned_events")
+
+    async def pin(self, chat: str, message_id: str) -> None:
+        """Pin a message (``m.room.pinned_events``), the newest pin first; the room's other
+        pins stay. Refused (``CannotPin``) where the bot may not change the pins."""
+        if not self._may_pin(chat):
+            raise CannotPin(f"{chat}: no power to pin")
+        pinned = await self._pinned(chat)
+        if message_id not in pinned:
+            await self._set_pinned(chat, [message_id, *pinned])
+
+    async def unpin(self, chat: str, message_id: str) -> None:
+        if not self._may_pin(chat):
+            raise CannotPin(f"{chat}: no power to pin")
+        pinned = await self._pinned(chat)
+        if message_id in pinned:
+            await self._set_pinned(chat, [e for e in pinned if e != message_id])
 
     async def delete(self, chat: str, message_id: str) -> None:
         try:
@@ -229,8 +291,8 @@ class MatrixSender:
 
     async def _serve_room(self, room: str, queue: list[Item]) -> float | None:
         """Deliver one room's items in order; the wait before the next try if one failed.
-        (Matrix has no pins here: a pin row is refused, and the table is posted anew instead
-        when it has scrolled away.)"""
+        (A pin the bot may not set is refused: the table is then posted anew instead when it
+        has scrolled away.)"""
         shown = SlotMessages()
         for item in queue:
             shown.before(item)

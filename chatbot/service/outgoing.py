@@ -166,6 +166,8 @@ def mention(platform: str, player: Player | None, seat: Seat) -> str:
         return "@" + player.username
     if platform == "telegram":
         return f"[{seat.name}](tg://user?id={player.external_id})"
+    if platform == "matrix":  # a pill (the adapter adds m.mentions)
+        return f"[{seat.name}](https://matrix.to/#/{player.external_id})"
     return seat.name
 
 
