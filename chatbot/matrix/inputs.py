@@ -1,33 +1,106 @@
 """What people type and react in Matrix rooms, made into service calls (a mixin of
-``MatrixBot``): ``!commands``, numbers that pick a choice of a view, reactions on a view."""
+``MatrixBot``): ``!commands``, numbers and card names that pick choices of a view, reactions on
+a view, edits of a message that was not applied yet, and messages that mention the bot."""
 
 from __future__ import annotations
 
 import asyncio
+import html
 import re
+from typing import Any
+from urllib.parse import unquote
 
 from nio import ReactionEvent, RoomMessageText
+from sqlmodel import Session, select
+
+from storage.models import ProcessedUpdate
 
 from ..i18n import tr
 from ..service import ChatRef, Outcome, UserRef
-from .render import Intent, code_of, norm_key, parse, reaction_for
+from .render import (
+    Intent,
+    card_of_label,
+    cards_of_label,
+    code_of,
+    find_choices,
+    labelled,
+    norm_key,
+    numbered,
+    parse,
+    reaction_for,
+)
 from .rooms import localpart
 from .store import PLATFORM
 
 _CARD = re.compile(r"(?<![0-9A-Za-z])(10|[2-9JQKA])[♣♠♥♦]")
+# A pill: a link to a Matrix user (``https://matrix.to/#/@bot:example.org``) and its text.
+_PILL = re.compile(r"""<a\s[^>]*href=["']https://matrix\.to/#/([^"'>]+)["'][^>]*>(.*?)</a>""",
+                   re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^>]*>")
 
 
 class InputsMixin:
     """Text and reactions → service commands and presses."""
 
     async def _on_text(self, room_id: str, event: RoomMessageText) -> None:
-        names = (self.user_id, localpart(self.user_id))
+        content = event.source.get("content") or {}
+        await self._read(room_id, event.sender, event.event_id, content)
+
+    async def _on_edit(self, room_id: str, event: RoomMessageText) -> None:
+        """An edited message (``m.replace``, e.g. "13" made "3"): its new form is read as an
+        input of its own, unless the message was applied already (as a choice, a move or a
+        command) - under the original's id, so that an input and its edits count once. A
+        number picks from the choice list that is live now; new chatter gets no answer."""
+        content = event.source.get("content") or {}
+        relates = content.get("m.relates_to") or {}
+        original = relates.get("event_id")
+        new = content.get("m.new_content")
+        if not isinstance(original, str) or not original or not isinstance(new, dict) \
+                or new.get("msgtype", "m.text") != "m.text":
+            return
+        if await asyncio.to_thread(self._applied, original):
+            return
+        await self._read(room_id, event.sender, original, new, edit=True)
+
+    def _applied(self, key: str) -> bool:
+        """Whether an input with this key changed something (the service records the keys
+        of the inputs it carried out; a refused one is rolled back with its key)."""
+        with Session(self.service.engine) as session:
+            return session.exec(select(ProcessedUpdate.id).where(
+                ProcessedUpdate.platform == PLATFORM,
+                ProcessedUpdate.update_key == key).limit(1)).first() is not None
+
+    def _mentioned(self, content: dict[str, Any]) -> tuple[bool, tuple[str, ...]]:
+        """Whether a message mentions the bot (``m.mentions``, or a pill to it in the HTML),
+        and the names its pills show (the text the body starts with)."""
+        mentions = content.get("m.mentions")
+        ids = mentions.get("user_ids") if isinstance(mentions, dict) else None
+        mentioned = isinstance(ids, list) and self.user_id in ids
+        names: list[str] = []
+        formatted = content.get("formatted_body")
+        if content.get("format") == "org.matrix.custom.html" and isinstance(formatted, str):
+            for href, shown in _PILL.findall(formatted):
+                if unquote(href).split("?", 1)[0] == self.user_id:
+                    mentioned = True
+                    names.append(html.unescape(_TAG.sub("", shown)).strip())
+        return mentioned, tuple(n for n in names if n)
+
+    async def _read(self, room_id: str, sender: str, key: str, content: dict[str, Any],
+                    edit: bool = False) -> None:
+        """One text input (``key``: its id for the service, once only)."""
+        body = content.get("body")
+        if not isinstance(body, str):
+            return
+        names = (self.user_id, localpart(self.user_id), "@" + localpart(self.user_id))
         room = self.client.rooms.get(room_id) if self.client else None
         if room is not None and room.user_name(self.user_id):
             names += (room.user_name(self.user_id) or "",)
-        intent = parse(event.body, names)
-        chat_ref, user = await self._refs(room_id, event.sender)
-        if intent.kind in ("choice", "move") and self.sender is not None:
+        mentioned, pills = self._mentioned(content)
+        intent = parse(body, names + pills, mentioned)
+        if edit and intent.kind == "chat":
+            return  # (chatter edited: it had its answer)
+        chat_ref, user = await self._refs(room_id, sender)
+        if intent.kind in ("choice", "choices", "move") and self.sender is not None:
             await self.sender.settled(room_id)
         private = chat_ref.kind == "private"
         lang = await self._lang(room_id)
@@ -35,36 +108,38 @@ class InputsMixin:
             if private:
                 await self._say(chat_ref, tr(lang, "unknown_command") + "\n" + tr(lang, "mx.how"))
             return
-        if intent.kind == "choice":
-            await self._choice(chat_ref, user, event, intent.number, lang)
+        if intent.kind in ("choice", "choices"):
+            items = intent.items or (str(intent.number),)
+            await self._choice(chat_ref, user, key, content, items, lang)
             return
         if intent.kind == "move":
             data = await self._find_button(room_id, user, intent.name, private)
             if data is not None:
-                await self._press(chat_ref, user, data, event.event_id)
+                await self._press(chat_ref, user, data, key)
                 return
             if intent.name != "start":
                 await self._say(chat_ref, tr(lang, "mx.not_now"))
                 return
             intent = Intent("command", "start", intent.args)
-        await self._command(chat_ref, user, intent, event.event_id, lang)
+        await self._command(chat_ref, user, intent, key, lang)
 
-    async def _choice(self, chat_ref: ChatRef, user: UserRef, event: RoomMessageText,
-                      number: int, lang: str) -> None:
-        """A number picks from the newest choice list of the room (the lowest on screen), or
-        from the view it replies to while that view is current. A reply to one of our
-        messages that offers nothing any more (an old menu, a result) changes nothing. In a
-        group a number counts only from the person on turn (anyone in a lobby or menu) and
-        only in range; otherwise it is chatter."""
+    async def _choice(self, chat_ref: ChatRef, user: UserRef, key: str,
+                      content: dict[str, Any], items: tuple[str, ...], lang: str) -> None:
+        """Numbers or cards pick from the newest choice list of the room (the lowest on
+        screen), or from the view the message replies to while that view is current. A reply
+        to one of our messages that offers nothing any more changes nothing. In a group a
+        number counts only from the person on turn (anyone in a lobby or menu) and only in
+        range; otherwise it is chatter. Several numbers or cards are all read from the same
+        view first, then pressed in turn (the first refusal stops the rest)."""
         room_id, private = chat_ref.external_id, chat_ref.kind == "private"
         views = await asyncio.to_thread(self.store.live_views, room_id)
-        relates = (event.source.get("content") or {}).get("m.relates_to") or {}
+        relates = content.get("m.relates_to") or {}
         replied = (relates.get("m.in_reply_to") or {}).get("event_id")
         view = views[0] if views else None
         if replied and await asyncio.to_thread(self.store.is_ours, room_id, replied):
             view = next((v for v in views if v.message_id == replied), None)
             if view is None:  # that choice is gone: say so, and what is there now
-                current = views[0].buttons if views else []
+                current = labelled(numbered(views[0].buttons), lang) if views else []
                 text = tr(lang, "mx.gone")
                 if current:
                     text += "\n" + "\n".join(f"{i}. {label}"
@@ -80,16 +155,46 @@ class InputsMixin:
         if not private and info is not None and info.fsm_state != "lobby" \
                 and info.on_turn != user.external_id:
             return  # in a group, not the person on turn: chatter
-        if not 1 <= number <= len(view.buttons):
-            if private:
-                await self._say(chat_ref, tr(lang, "mx.pick", n=len(view.buttons)))
+        found, wrong_numbers, wrong_cards = find_choices(items, view.buttons)
+        if wrong_cards and not wrong_numbers and not found and not any(
+                card_of_label(label) or cards_of_label(label) for label, _ in view.buttons):
+            if private:  # cards where no cards are offered ("ah"): chatter
+                await self._say(chat_ref, tr(lang, "unknown_command") + "\n" + tr(lang, "mx.how"))
             return
-        await self._press(chat_ref, user, view.buttons[number - 1][1], event.event_id)
+        if wrong_numbers or wrong_cards:
+            if private:
+                text = tr(lang, "mx.no_card", cards=" ".join(wrong_cards)) if wrong_cards \
+                    else tr(lang, "mx.pick", n=len(numbered(view.buttons)))
+                await self._say(chat_ref, text)
+            return
+        if len(found) == 1:
+            await self._press(chat_ref, user, found[0], key)
+        else:
+            await self._press_all(chat_ref, user, found, key)
         tables = {v.table_id for v in views if v.table_id}
         if private and info is not None and len(tables) > 1:  # which table it went to
             game = tr(lang, f"game.{info.game}")
             await self._say(chat_ref, tr(lang, "mx.applied_group", game=game, group=info.group)
                             if info.group is not None else tr(lang, "mx.applied", game=game))
+
+    async def _press_all(self, chat_ref: ChatRef, user: UserRef, found: list[str],
+                         key: str) -> None:
+        """Press several buttons of one view in turn (each once: ``key``, ``key#1``, …); the
+        first refusal is said and stops the rest, else the last answer is said."""
+        last: Outcome | None = None
+        for i, data in enumerate(found):
+            outcome = await asyncio.to_thread(self.service.press, chat_ref, user, data,
+                                              key if i == 0 else f"{key}#{i}")
+            if chat_ref.kind == "group" and outcome.ok and outcome.changed:
+                await self._ensure_dm(chat_ref, user, outcome.table_id)
+            if not outcome.ok:
+                if outcome.text:
+                    await self._answer(chat_ref, user, outcome)
+                return
+            if outcome.text:
+                last = outcome
+        if last is not None:
+            await self._answer(chat_ref, user, last)
 
     async def _find_button(self, room_id: str, user: UserRef, code: str,
                            private: bool) -> str | None:

@@ -4,6 +4,11 @@ Matrix has no inline keyboards: a view's buttons become a numbered list under th
 (HTML ``<ol>`` with a plain-text fallback), a reply with a number presses that button, short
 ``!commands`` (German and English) name the common moves, and a few moves also get a reaction
 that the bot seeds under the message as a one-tap button.
+
+A choice keeps its number by its place in the view's rows (a label that changes, e.g. a lobby
+option toggled, keeps its number); a button that does nothing (a page marker "1/2") is no
+choice and gets none. Several numbers in one message ("7 8 9"), and cards by name ("7♠ 7♥",
+"7s 7h", "Herz Dame"), pick several choices of one view in turn.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ import html
 import re
 from dataclasses import dataclass
 
-from ..i18n import N_, register
+from ..i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, NN_, register, tr
 
 # Button code → the reaction the bot seeds under a message that offers it.
 REACTIONS: dict[str, str] = {
@@ -49,15 +54,21 @@ MOVES: dict[str, str] = {
 
 register({
     "mx.how": N_(
-        "How to play here: reply with the number of a choice (e.g. “2”), or tap a reaction under "
-        "the message (👍 join, ✊ knock, ⏭️ pass, ⏩ next). Commands: !new, !join, !start, !knock, "
-        "!pass, !next, !stop, !rules, !language de."),
+        "How to play here:\n"
+        "• type the number of a choice: “2” (a reply to a message picks from that message)\n"
+        "• several at once: “7 8 9” or “7, 8, 9”\n"
+        "• cards by name: “7♠ 7♥”, “7s 7h”, “10d”, “Kd” (s h d c = ♠ ♥ ♦ ♣; "
+        "Pik, Herz, Karo, Kreuz work too)\n"
+        "• or tap a reaction under the message: 👍 join, ✊ knock, ⏭️ pass, ⏩ next\n"
+        "• commands: !new, !join, !start, !knock, !pass, !next, !stop, !rules, !language de"),
     "mx.pick": N_("Please reply with a number from 1 to {n}."),
     "mx.nothing": N_("There is nothing to choose here right now."),
     "mx.gone": N_("That choice is gone – nothing was changed. The current one:"),
     "mx.applied": N_("(That was for your game of {game}.)"),
     "mx.applied_group": N_("(That was for the game of {game} in “{group}”.)"),
     "mx.not_now": N_("That isn't possible right now."),
+    "mx.no_card": N_("Not among the choices: {cards}."),
+    "mx.cpu_opponents": NN_("{n} CPU opponent", "{n} CPU opponents"),
     "mx.dm_failed": N_(
         "I could not send {name} a direct message – please invite me to a direct chat."),
     "mx.undecryptable": N_("I could not decrypt your message – please send it again."),
@@ -97,6 +108,49 @@ def choices(rows: list[list[list[str]]] | list[list[tuple[str, str]]]) -> list[t
     return [(str(b[0]), str(b[1])) for row in rows or [] for b in row]
 
 
+_ARROWS = ("◀", "▶")
+
+
+def is_choice(label: str, data: str) -> bool:
+    """Whether a button does something: a page marker ("1/2", the page shown) does not."""
+    return not (code_of(data).startswith("ui.p.") and label.strip() not in _ARROWS)
+
+
+def numbered(buttons: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The choices of a view, in the order of their numbers (1, 2, …): every button that does
+    something, by its place in the rows (a label that changes keeps its number)."""
+    return [(label, data) for label, data in buttons if is_choice(label, data)]
+
+
+def _opponent_menu(items: list[tuple[str, str]]) -> bool:
+    """The "how many CPU opponents?" menu: bare numbers that choose a game's opponents."""
+    return bool(items) and all(
+        label.isascii() and label.isdigit() and code_of(data).startswith("g.")
+        and code_of(data).endswith("." + label) for label, data in items)
+
+
+def labelled(items: list[tuple[str, str]], lang: str | None) -> list[tuple[str, str]]:
+    """The choices as they are written under a message: a bare number says what it counts
+    ("2" → "2 CPU opponents")."""
+    if _opponent_menu(items):
+        return [(tr(lang, "mx.cpu_opponents", n=int(label)), data) for label, data in items]
+    return items
+
+
+def _template_re(text: str) -> re.Pattern[str]:
+    parts = re.split(r"\{\w+\}", text)
+    return re.compile(".+?".join(re.escape(part) for part in parts))
+
+
+def language_of(text: str) -> str:
+    """The language a view's text is written in, as far as it matters here (the opponent
+    menu's question); the default language otherwise."""
+    for lang in LANGUAGES:
+        if _template_re(tr(lang, "choose_opponents")).search(text):
+            return lang
+    return DEFAULT_LANGUAGE
+
+
 def _html_line(line: str) -> str:
     stripped = line.lstrip(" ")
     lead = len(line) - len(stripped)
@@ -127,15 +181,20 @@ def _html_pills(line: str) -> str:
 
 def render(text: str, rows: list[list[list[str]]]) -> tuple[str, str]:
     """A view as (plain body, HTML body): text, then the numbered choices. Mentions are
-    pills in HTML and the plain name in the body."""
+    pills in HTML and the plain name in the body. The first line is a heading (bold) when
+    more follows; a page marker is a line above the choices."""
     text = bang(text)
+    buttons = choices(rows)
+    markers = [label for label, data in buttons if not is_choice(label, data)]
+    if markers:
+        text += "\n📄 " + " ".join(markers)
     lines = text.split("\n")
     html_lines = [_html_pills(line) for line in lines]
     text = _PILL.sub(r"\1", text)
-    if html_lines and html_lines[0]:
+    items = labelled(numbered(buttons), language_of(text) if buttons else None)
+    if html_lines and html_lines[0] and (len(lines) > 1 or items):
         html_lines[0] = f"<b>{html_lines[0]}</b>"
     body, formatted = text, "<br>".join(html_lines)
-    items = choices(rows)
     if items:
         plain_items, html_items = [], []
         for i, (label, data) in enumerate(items, 1):
@@ -148,27 +207,131 @@ def render(text: str, rows: list[list[list[str]]]) -> tuple[str, str]:
     return body, formatted
 
 
+# ------------------------------------------------------------------------------ cards by name
+
+_SUITS = "♣♠♥♦"
+_SUIT_OF = {"♣": "♣", "♧": "♣", "c": "♣", "kreuz": "♣", "club": "♣", "clubs": "♣",
+            "♠": "♠", "♤": "♠", "s": "♠", "pik": "♠", "spade": "♠", "spades": "♠",
+            "♥": "♥", "♡": "♥", "h": "♥", "herz": "♥", "heart": "♥", "hearts": "♥",
+            "♦": "♦", "♢": "♦", "d": "♦", "karo": "♦", "diamond": "♦", "diamonds": "♦"}
+_RANK_OF = {"j": "J", "q": "Q", "k": "K", "a": "A", "bube": "J", "dame": "Q", "könig": "K",
+            "koenig": "K", "ass": "A", "jack": "J", "queen": "Q", "king": "K", "ace": "A"}
+_RANK = r"10|[2-9]|bube|dame|könig|koenig|ass|jack|queen|king|ace|[jqka]"
+_SUIT_SYMBOL = r"[♣♠♥♦♧♤♡♢]"
+_SUIT_WORD = r"kreuz|pik|herz|karo|clubs?|spades?|hearts?|diamonds?"
+_END = r"(?=$|[\s,;&+]|(?<=[♣♠♥♦♧♤♡♢]))"  # (after a suit symbol the next card may follow)
+# One item of a list of choices: a card ("7♠", "7s", "10 Herz", "Herz-Dame", "♥K") or a
+# number, after a separator ("7, 8", "7 und 8") when it is not the first.
+_ITEM = re.compile(
+    rf"\s*(?:(?P<sep>,|;|&|\+|und|and)\s*)?"
+    rf"(?:(?P<r1>{_RANK})(?:\s*(?P<s1>{_SUIT_SYMBOL})|[\s-]*(?P<s2>{_SUIT_WORD})|(?P<s3>[shdc]))"
+    rf"|(?P<s4>{_SUIT_WORD}|{_SUIT_SYMBOL})[\s-]*(?P<r2>{_RANK})"
+    rf"|(?P<n>\d{{1,3}})){_END}")
+
+
+def card_name(rank: str, suit: str) -> str:
+    """A card as the views write it: ``10♦``, ``K♥``."""
+    rank = rank.lower()
+    return _RANK_OF.get(rank, rank.upper()) + _SUIT_OF[suit.lower()]
+
+
+def choice_items(text: str) -> tuple[str, ...] | None:
+    """A message that is only numbers and cards: each as a number ("7") or a card ("7♠");
+    ``None`` for anything else."""
+    text = text.replace("\ufe0f", "").strip().lower()
+    if not text:
+        return None
+    out: list[str] = []
+    pos = 0
+    while pos < len(text):
+        m = _ITEM.match(text, pos)
+        if m is None or m.end() == pos or (pos == 0 and m["sep"]):
+            return None
+        if m["n"]:
+            out.append(str(int(m["n"])))
+        else:
+            rank = m["r1"] or m["r2"]
+            suit = m["s1"] or m["s2"] or m["s3"] or m["s4"]
+            out.append(card_name(rank, suit))
+        pos = m.end()
+    return tuple(out)
+
+
+def card_of_label(label: str) -> str:
+    """A card button's card ("✅7♠" → "7♠"); "" for a label that is not one card."""
+    name = label.replace("✅", "").replace("\ufe0f", "").strip()
+    return name if re.fullmatch(rf"(10|[2-9JQKA])[{_SUITS}]", name) else ""
+
+
+def cards_of_label(label: str) -> list[str] | None:
+    """The cards of a label that shows nothing but cards ("7♠ 7♥"); else ``None``."""
+    parts = label.replace("✅", "").replace("\ufe0f", "").split()
+    cards = [p for p in parts if re.fullmatch(rf"(10|[2-9JQKA])[{_SUITS}]", p)]
+    return cards if parts and len(cards) == len(parts) else None
+
+
+def find_choices(items: tuple[str, ...], buttons: list[tuple[str, str]]
+                 ) -> tuple[list[str], list[str], list[str]]:
+    """What a list of numbers and cards picks in a view: (the button data in the order
+    written, numbers out of range, cards that are not a choice). A card is the choice whose
+    label is that card ("7♠", "✅7♠"); cards that no label shows one by one may be together
+    the label of one choice ("7♠ 7♥", a play)."""
+    shown = numbered(buttons)
+    by_card = {card_of_label(label): data for label, data in shown if card_of_label(label)}
+    found: list[str] = []
+    wrong_numbers: list[str] = []
+    wrong_cards: list[str] = []
+    for item in items:
+        if item.isdigit():
+            n = int(item)
+            if 1 <= n <= len(shown):
+                found.append(shown[n - 1][1])
+            else:
+                wrong_numbers.append(item)
+        elif item in by_card:
+            found.append(by_card[item])
+        else:
+            wrong_cards.append(item)
+    if wrong_cards and not wrong_numbers and all(not i.isdigit() for i in items):
+        want = sorted(items)
+        play = next((data for label, data in shown
+                     if sorted(cards_of_label(label) or []) == want), None)
+        if play is not None:
+            return [play], [], []
+    unique: list[str] = []
+    for data in found:  # (the same choice twice would undo itself)
+        if data not in unique:
+            unique.append(data)
+    return unique, wrong_numbers, wrong_cards
+
+
 @dataclass(frozen=True)
 class Intent:
     """What a text message asks for."""
 
-    kind: str  # command | move | choice | chat
+    kind: str  # command | move | choice | choices | chat
     name: str = ""  # service command, or button code
     args: str = ""
     number: int = 0
+    items: tuple[str, ...] = ()  # choices: numbers ("7") and cards ("7♠") in the order written
 
 
 _REPLY_FALLBACK = re.compile(r"\A(?:>[^\n]*\n)+\n?")
 
 
-def parse(body: str, own_names: tuple[str, ...] = ()) -> Intent:
-    """Read a message: ``!command args``, a number, or chat."""
+def parse(body: str, own_names: tuple[str, ...] = (), mentioned: bool = False) -> Intent:
+    """Read a message: ``!command args``, a number, several numbers or cards, or chat. A
+    message may start with the bot's name ("stammtisch: !new"); when it mentions the bot
+    (a pill), the name needs no colon."""
     text = _REPLY_FALLBACK.sub("", body or "").strip()
-    for name in own_names:  # "stammtisch: !new" addressed to the bot
+    for name in sorted(own_names, key=len, reverse=True):  # "stammtisch: !new"
         if name and text.lower().startswith(name.lower()):
             rest = text[len(name):]
             if rest[:1] in (":", ","):
                 text = rest[1:].strip()
+                break
+            if mentioned and (not rest or rest[:1].isspace()):
+                text = rest.strip()
                 break
     if re.fullmatch(r"\d{1,3}", text):
         return Intent("choice", number=int(text))
@@ -180,4 +343,7 @@ def parse(body: str, own_names: tuple[str, ...] = ()) -> Intent:
         if word in MOVES:
             return Intent("move", MOVES[word], args.strip())
         return Intent("command", word, args.strip())  # unknown: the service answers
+    items = choice_items(text)
+    if items:
+        return Intent("choices", items=items)
     return Intent("chat")
