@@ -57,7 +57,7 @@ register({
         "How to play here:\n"
         "• type the number of a choice: “2” (a reply to a message picks from that message)\n"
         "• several at once: “7 8 9” or “7, 8, 9”\n"
-        "• cards by name: “7♠ 7♥”, “7s 7h”, “10d”, “Kd” (s h d c = ♠ ♥ ♦ ♣; "
+        "• cards by name: “7s 7h”, “10d”, “Kd” (s h d c = ♠ ♥ ♦ ♣; "
         "Pik, Herz, Karo, Kreuz work too)\n"
         "• or tap a reaction under the message: 👍 join, ✊ knock, ⏭️ pass, ⏩ next\n"
         "• commands: !new, !join, !start, !knock, !pass, !next, !stop, !rules, !language de"),

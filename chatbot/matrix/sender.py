@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import dataclasses
 import logging
 import time
 from collections.abc import Callable
@@ -21,6 +22,7 @@ import aiohttp
 from nio import (
     AsyncClient,
     ErrorResponse,
+    RoomContextResponse,
     RoomGetStateEventResponse,
     RoomPutStateResponse,
     RoomRedactResponse,
@@ -43,6 +45,8 @@ from .render import choices, mentions, norm_key, reaction_for, render
 log = logging.getLogger(__name__)
 MSGTYPE = "m.notice"  # bots speak in notices (other bots ignore them)
 _NETWORK = (aiohttp.ClientError, asyncio.TimeoutError, TimeoutError, OSError)
+BURIED_AFTER = 3  # messages below a view before the player's turn posts it anew
+_SHOWN = ("m.room.message", "m.room.encrypted", "m.sticker")  # events that take a line
 _TXN: contextvars.ContextVar[str] = contextvars.ContextVar("matrix_txn", default="x")
 
 
@@ -56,7 +60,9 @@ class MatrixTransport:
         self.install_id = install_id
         self.on_forbidden = on_forbidden
         self.reactions = reactions
-        self.seeded: set[tuple[str, str]] = set()  # (event id, key): only saves requests
+        # (event id, key) → the reaction's own event id (None: not known): seeded reactions,
+        # redacted again once their view no longer offers the button
+        self.seeded: dict[tuple[str, str], str | None] = {}
         self.rate_limited_until = 0.0  # monotonic; the sender pauses everything until then
         self._devices: dict[str, frozenset[tuple[str, str]]] = {}
         self._keys = asyncio.Lock()  # one key query at a time
@@ -138,14 +144,34 @@ class MatrixTransport:
                 return
             content = {"m.relates_to": {"rel_type": "m.annotation", "event_id": event_id,
                                         "key": key}}
+            reaction: str | None = None
             try:
-                await self._event(room, "m.reaction", content, f"{self.txn}.r{i}")
+                reaction = await self._event(room, "m.reaction", content, f"{self.txn}.r{i}")
             except Retry as exc:
                 log.info("reaction %s on %s not seeded: %s", key, event_id, exc)
                 return
             except Permanent as exc:  # e.g. the same annotation exists already
                 log.debug("reaction %s on %s: %s", key, event_id, exc)
-            self.seeded.add((event_id, norm_key(key)))
+            self.seeded[(event_id, norm_key(key))] = reaction
+
+    async def _unseed(self, room: str, event_id: str, rows: list[list[list[str]]]) -> None:
+        """Redact the reactions seeded on a view that its new version no longer offers (a
+        finished table keeps no ⏭️ ✊); best effort, and only those this process seeded."""
+        wanted = {norm_key(key) for _label, data in choices(rows)
+                  if (key := reaction_for(data)) is not None}
+        for (seeded_on, key), reaction in list(self.seeded.items()):
+            if seeded_on != event_id or key in wanted:
+                continue
+            if reaction is not None:
+                try:
+                    resp = await self.client.room_redact(room, reaction,
+                                                         tx_id=f"{self.txn}.u{ord(key[0]):x}")
+                except _NETWORK:
+                    return
+                if not isinstance(resp, RoomRedactResponse):
+                    log.info("reaction %s on %s not redacted: %s", key, event_id, resp)
+                    continue
+            del self.seeded[(seeded_on, key)]
 
     # ------------------------------------------------------------------ the transport
     async def send(self, chat: str, text: str, rows: list[list[list[str]]]) -> str:
@@ -166,6 +192,7 @@ class MatrixTransport:
             "m.relates_to": {"rel_type": "m.replace", "event_id": message_id},
         }
         await self._event(chat, "m.room.message", content, f"{self.txn}.e")
+        await self._unseed(chat, message_id, rows)
         await self._seed(chat, message_id, rows)
 
     async def _pinned(self, room: str) -> list[str]:
@@ -212,6 +239,21 @@ class MatrixTransport:
         pinned = await self._pinned(chat)
         if message_id in pinned:
             await self._set_pinned(chat, [e for e in pinned if e != message_id])
+
+    async def buried(self, chat: str, message_id: str, limit: int = BURIED_AFTER) -> bool:
+        """Whether more than ``limit`` events (anyone's messages, edits, reactions) came after
+        a message: then a view is posted anew on the player's turn, else edited in place."""
+        try:
+            resp = await self.client.room_context(chat, message_id, limit=2 * (limit + 1))
+        except _NETWORK:
+            return True
+        if not isinstance(resp, RoomContextResponse):
+            return True  # (gone, or not readable: post anew, as before)
+        shown = [e for e in resp.events_after
+                 if (src := getattr(e, "source", None) or {}).get("type") in _SHOWN
+                 and ((src.get("content") or {}).get("m.relates_to") or {}).get("rel_type")
+                 != "m.replace"]  # (an edit takes no new line)
+        return len(shown) > limit
 
     async def delete(self, chat: str, message_id: str) -> None:
         try:
@@ -307,6 +349,11 @@ class MatrixSender:
             if item.slot is not None and item.message_id is not None and item.unchanged:
                 await asyncio.to_thread(record, self.store, item, item.message_id, None)
                 continue
+            if item.repost and not item.fresh and not item.action and item.message_id \
+                    and not await self.transport.buried(room, item.message_id):
+                # the view is still in sight: edited in place (a repost is a new message and
+                # a "message deleted" line, two events instead of one)
+                item = dataclasses.replace(item, repost=False)
             if self.interval > 0:
                 async with self._gap:
                     gap = self._last + self.interval - time.monotonic()

@@ -278,7 +278,9 @@ class Person:
                                                            store_sync_tokens=False))
         self.rooms: dict[str, list[Msg]] = {}
         self.by_id: dict[str, Msg] = {}
+        self.reaction_ids: dict[str, tuple[Msg, str]] = {}  # the bot's reactions
         self.undecryptable: list[str] = []
+        self.ephemeral: list[tuple[str, Any]] = []  # (room, typing notice or receipts event)
         self._task: asyncio.Task | None = None
 
     @property
@@ -308,6 +310,8 @@ class Person:
         for room_id, info in resp.rooms.join.items():
             for event in info.timeline.events:
                 self._record(room_id, event)
+            for event in info.ephemeral:
+                self.ephemeral.append((room_id, event))
 
     def _record(self, room_id: str, event: Any) -> None:
         msgs = self.rooms.setdefault(room_id, [])
@@ -334,10 +338,14 @@ class Person:
             target = self.by_id.get(event.redacts)
             if target is not None:
                 target.deleted = True
+            seeded = self.reaction_ids.pop(event.redacts, None)
+            if seeded is not None:  # a reaction taken back
+                seeded[0].reactions.discard(seeded[1])
         elif isinstance(event, ReactionEvent):
             target = self.by_id.get(event.reacts_to)
             if target is not None and event.sender == self.bot_id:
                 target.reactions.add(event.key)
+                self.reaction_ids[event.event_id] = (target, event.key)
 
     # ------------------------------------------------------------------ reading
     def bot_messages(self, room_id: str, deleted: bool = False) -> list[Msg]:

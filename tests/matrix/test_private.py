@@ -64,6 +64,9 @@ def test_private_game_against_cpu_in_an_encrypted_direct_room(matrix) -> None:
                     await paula.say(room, str(pick_move(rng, table)))
             assert reacted, "never knocked by reaction"
             assert "🏆" in table.body
+            # the seeded reactions that no longer apply are taken back (issue 18, item 11)
+            await wait_for(lambda: not {"✊", "⏭️", "⏩"} & table.reactions, WAIT,
+                           "the old reactions redacted")
             # one table message, edited in place all game long
             tables = [m for m in paula.bot_messages(room, deleted=True)
                       if m.body.startswith("🃏")]

@@ -9,7 +9,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import aiohttp
-from nio import RoomRedactResponse, RoomSendError, RoomSendResponse
+from nio import (
+    RoomContextResponse,
+    RoomMessageText,
+    RoomRedactResponse,
+    RoomSendError,
+    RoomSendResponse,
+)
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
@@ -44,6 +50,15 @@ class ScriptedClient:
                           tx_id: str | None = None) -> Any:
         self.redacted.append((room_id, event_id))
         return RoomRedactResponse(f"$red{len(self.redacted)}", room_id)
+
+    after = 10  # messages people wrote below any message (see room_context)
+
+    async def room_context(self, room_id: str, event_id: str, limit: int | None = None) -> Any:
+        said = [RoomMessageText.from_dict({
+            "type": "m.room.message", "event_id": f"$p{i}", "sender": "@p:x",
+            "origin_server_ts": 1, "content": {"msgtype": "m.text", "body": str(i)}})
+            for i in range(self.after)]
+        return RoomContextResponse(room_id, None, None, None, [], said, [])
 
 
 def _row(engine: Engine, room: str, text: str, slot: str | None = None,
@@ -115,11 +130,24 @@ def test_transaction_ids_edits_reactions_and_order(sqlite_engine: Engine) -> Non
     assert edit["m.relates_to"] == {"rel_type": "m.replace", "event_id": "$ev1"}
     assert edit["m.new_content"]["body"].startswith("🃏 Runde 1")
     assert edit["body"].startswith("* ")
+    # the lobby's reactions no longer apply: taken back (issue 18, item 11)
+    assert client.redacted == [("!g:x", "$ev2"), ("!g:x", "$ev3")]
 
     # a repost (a private view on one's turn) is a new message, and the old one goes
     third = _row(sqlite_engine, "!g:x", "🃏 Runde 1 – du", slot="t1", repost=True,
                  buttons=[[["Klopfen", "v1:1:3:knock"]]])
     asyncio.run(sender.pass_once())
-    assert client.redacted == [("!g:x", "$ev1")]
+    assert client.redacted[-1] == ("!g:x", "$ev1")
     assert [t for *_x, t in client.sent][-2:] == [f"inst.{third}.s", f"inst.{third}.r0"]
     assert all(s == ("sent", 0) for s in _status(sqlite_engine).values())
+
+    # ... but while the view is still in sight (issue 18, item 10) it is edited in place:
+    # one event instead of a new message, a "message deleted" line and reactions again
+    client.after = 1
+    fourth = _row(sqlite_engine, "!g:x", "🃏 Runde 2 – du", slot="t1", repost=True,
+                  buttons=[[["Klopfen", "v1:1:4:knock"]]])
+    redacted = len(client.redacted)
+    asyncio.run(sender.pass_once())
+    _room, _kind, edit, txn = client.sent[-1]
+    assert txn == f"inst.{fourth}.e" and len(client.redacted) == redacted
+    assert edit["m.new_content"]["body"].startswith("🃏 Runde 2 – du")
