@@ -106,7 +106,7 @@ class InputsMixin:
         lang = await self._lang(room_id)
         if intent.kind == "chat":
             if private:
-                await self._say(chat_ref, tr(lang, "unknown_command") + "\n" + tr(lang, "mx.how"))
+                await self._say(chat_ref, tr(lang, "unknown_command") + "\n" + tr(lang, "mx.hint"))
             return
         if intent.kind in ("choice", "choices"):
             items = intent.items or (str(intent.number),)
@@ -159,7 +159,7 @@ class InputsMixin:
         if wrong_cards and not wrong_numbers and not found and not any(
                 card_of_label(label) or cards_of_label(label) for label, _ in view.buttons):
             if private:  # cards where no cards are offered ("ah"): chatter
-                await self._say(chat_ref, tr(lang, "unknown_command") + "\n" + tr(lang, "mx.how"))
+                await self._say(chat_ref, tr(lang, "unknown_command") + "\n" + tr(lang, "mx.hint"))
             return
         if wrong_numbers or wrong_cards:
             if private:

@@ -68,6 +68,7 @@ register({
     "mx.applied_group": N_("(That was for the game of {game} in “{group}”.)"),
     "mx.not_now": N_("That isn't possible right now."),
     "mx.no_card": N_("Not among the choices: {cards}."),
+    "mx.hint": N_("Type the number of a choice (several: “7 8 9”) or a card (“7s”)."),
     "mx.cpu_opponents": NN_("{n} CPU opponent", "{n} CPU opponents"),
     "mx.dm_failed": N_(
         "I could not send {name} a direct message – please invite me to a direct chat."),
