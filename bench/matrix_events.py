@@ -89,6 +89,7 @@ async def play(synapse: Synapse, tmp: Path, moves: int, seed: int,
         await wait_for(lambda: "Am Zug:" in lobby.body, 60, "the game")
         started_ms = int(time.time() * 1000) - 1000
         made = 0
+        marks: list[tuple[int, int]] = []  # (ms when a move was sent, deals so far)
         deadline = time.monotonic() + 600
         while made < moves and time.monotonic() < deadline:
             row = db.table(table_id)
@@ -99,9 +100,17 @@ async def play(synapse: Synapse, tmp: Path, moves: int, seed: int,
                 view = p.newest(dm, lambda m: f"#{table_id}" in m.first_line) if dm else None
                 if view is not None and "Du bist am Zug" in view.body:
                     version = db.table(table_id)["version"]
-                    await p.say(dm, str(pick_move(rng, view, knock_bias=0.05)))
+                    before = (view.body, len(view.versions))
+                    marks.append((int(time.time() * 1000), sum(
+                        1 for m in db.moves(table_id) if m["actor"] == "system")))
+                    await p.say(dm, str(pick_move(rng, view, knock_bias=0.05)),
+                                reply_to=view.event_id)
                     await wait_for(lambda v=version: db.table(table_id)["version"] > v, 60,
                                    "the move")
+                    # (the mover's view shows the move before the next look)
+                    await wait_for(lambda b=before, p=p, dm=dm: (
+                        m := p.newest(dm, lambda m: f"#{table_id}" in m.first_line))
+                        and (m.body, len(m.versions)) != b, 60, "the view")
                     made += 1
                     break
             else:
@@ -112,16 +121,30 @@ async def play(synapse: Synapse, tmp: Path, moves: int, seed: int,
         await asyncio.sleep(3)  # the last views delivered
         rooms = [group, *(p.direct_room() for p in people)]
         counts: Counter[str] = Counter()
+        stamps: list[int] = []
         for room in rooms:
             for event in synapse.messages(room, bot_token):
                 if event.get("sender") == bot_id and event.get("origin_server_ts", 0) >= \
                         started_ms:
                     counts[kind(event)] += 1
+                    if kind(event) != "state":
+                        stamps.append(event["origin_server_ts"])
+        # each move's window (until the next move): ordinary, or with a round's end in it
+        deals = sum(1 for m in db.moves(table_id) if m["actor"] == "system")
+        ends = [*marks[1:], (10**15, deals)]
+        ordinary = [sum(1 for t in stamps if start <= t < end)
+                    for (start, before), (end, after) in zip(marks, ends, strict=True)
+                    if after == before]
+        if ordinary:
+            print(f"ordinary moves (no round ended): {len(ordinary)}, events per move "
+                  f"{sum(ordinary) / len(ordinary):.2f} (min {min(ordinary)}, "
+                  f"max {max(ordinary)})")
         played = [m for m in db.moves(table_id) if m["actor"] != "system"]
         rounds = sum(1 for m in db.moves(table_id) if m["actor"] == "system")
-        total = sum(counts.values())
+        total = sum(counts.values()) - counts["state"]  # (state: the direct rooms set up)
         print(f"moves {len(played)} (people {made}), round ends {rounds}, bot events {total}: "
-              + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+              + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()) if k != "state")
+              + f" (and {counts['state']} state events setting up rooms, not counted)")
         print(f"events per move: {total / max(1, len(played)):.2f}")
     finally:
         for p in people:

@@ -40,11 +40,12 @@ from ..outbox import (
     deliver_async,
     record,
 )
-from .render import choices, mentions, norm_key, reaction_for, render
+from .render import REACTIONS, choices, code_of, mentions, norm_key, reaction_for, render
 
 log = logging.getLogger(__name__)
 MSGTYPE = "m.notice"  # bots speak in notices (other bots ignore them)
 _NETWORK = (aiohttp.ClientError, asyncio.TimeoutError, TimeoutError, OSError)
+_LOBBY_KEYS = frozenset(norm_key(REACTIONS[c]) for c in ("join", "start"))
 BURIED_AFTER = 3  # messages below a view before the player's turn posts it anew
 _SHOWN = ("m.room.message", "m.room.encrypted", "m.sticker")  # events that take a line
 _TXN: contextvars.ContextVar[str] = contextvars.ContextVar("matrix_txn", default="x")
@@ -155,12 +156,18 @@ class MatrixTransport:
             self.seeded[(event_id, norm_key(key))] = reaction
 
     async def _unseed(self, room: str, event_id: str, rows: list[list[list[str]]]) -> None:
-        """Redact the reactions seeded on a view that its new version no longer offers (a
-        finished table keeps no ⏭️ ✊); best effort, and only those this process seeded."""
-        wanted = {norm_key(key) for _label, data in choices(rows)
+        """Redact the reactions seeded on a view that will not offer them again (a finished
+        table keeps no ⏭️ ✊, a running one no 👍); best effort, only those this process
+        seeded."""
+        offered = choices(rows)
+        wanted = {norm_key(key) for _label, data in offered
                   if (key := reaction_for(data)) is not None}
+        # a move's reaction (✊ ⏭️ ⏩) comes back with the next turn or round: it stays until
+        # the game is over (a view with nothing but "play again", or nothing); the lobby's
+        # (👍 ▶️) go as soon as the lobby is
+        over = all(code_of(data) == "again" for _label, data in offered)
         for (seeded_on, key), reaction in list(self.seeded.items()):
-            if seeded_on != event_id or key in wanted:
+            if seeded_on != event_id or key in wanted or not (over or key in _LOBBY_KEYS):
                 continue
             if reaction is not None:
                 try:

@@ -158,6 +158,22 @@ def spectating(table: GameTable, seats: list[Seat], model: fsm.TableModel) -> bo
                 and out(model.engine_state, human.seat_no))
 
 
+QUIET_PLATFORMS = frozenset({"matrix"})  # every event counts against a per-user limit there
+
+
+def _involved(table: GameTable, model: fsm.TableModel) -> set[int] | None:
+    """During a round, the seats whose private views change in a way that matters to them:
+    the one who just moved and the one on turn now (``None``: every seat - a round just
+    dealt, between rounds, at the end, or when the log says nothing)."""
+    if table.fsm_state not in (fsm.TURN, fsm.FINAL_ROUND) or model.engine_state is None:
+        return None
+    last = (table.log or [{}])[-1]
+    if last.get("kind") == "deal" or not isinstance(last.get("seat"), int):
+        return None  # a round was dealt: everybody's hand
+    on_turn = model.game.to_act(model.engine_state)
+    return {s for s in (on_turn, last["seat"]) if isinstance(s, int)}
+
+
 def mention(platform: str, player: Player | None, seat: Seat) -> str:
     """How to address a seat's person so that their client notifies them."""
     if player is None:
@@ -197,10 +213,13 @@ def emit(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel,
     if table.fsm_state == fsm.LOBBY:
         return
     out = getattr(presenter(table.game), "seat_out", None)
+    involved = _involved(table, model) if chat.platform in QUIET_PLATFORMS else None
     for seat in seats:
         player = players.get(seat.player_id) if seat.player_id else None
         if player is None or seat.is_cpu or not player.private_chat_id:
             continue
+        if involved is not None and seat.seat_no not in involved:
+            continue  # brought up to date when it moves or is on turn, and at the round's end
         if out is not None and model.engine_state is not None and table.fsm_state in (
                 fsm.TURN, fsm.FINAL_ROUND) and out(model.engine_state, seat.seat_no):
             continue  # out of the game: told at the round's end, not edited on every move
