@@ -66,6 +66,7 @@ class Item:
     text_hash: str | None = None  # of text and rows, for slot items (computed once)
     fresh: bool = False  # post anew at the bottom even if unchanged (a command's answer)
     action: str | None = None  # delete | pin | unpin the slot's message (no view)
+    reply_to: str | None = None  # the message it answers ("<id>" or "<thread root> <id>")
 
 
 class Transport(Protocol):
@@ -96,13 +97,14 @@ PER_CHAT = 20  # rows of one chat a pass looks at: a flooded chat never hides th
 _QUEUE = core_select(
     _OUTBOX.c.id, _OUTBOX.c.chat_external_id, _OUTBOX.c.slot, _OUTBOX.c.repost,
     _OUTBOX.c.fresh, _OUTBOX.c.text, _OUTBOX.c.buttons, _OUTBOX.c.not_before, _OUTBOX.c.action,
+    _OUTBOX.c.reply_to,
     func.row_number().over(partition_by=_OUTBOX.c.chat_external_id,
                            order_by=_OUTBOX.c.id).label("place"),
 ).where(_OUTBOX.c.platform == bindparam("platform"), _OUTBOX.c.status == "pending").subquery()
 _PENDING = (core_select(_QUEUE.c.id, _QUEUE.c.chat_external_id, _QUEUE.c.slot, _QUEUE.c.repost,
                         _QUEUE.c.fresh,
                         _QUEUE.c.text, _QUEUE.c.buttons, _QUEUE.c.not_before,
-                        _QUEUE.c.action)
+                        _QUEUE.c.action, _QUEUE.c.reply_to)
             .where(_QUEUE.c.place <= bindparam("per_chat"))
             .order_by(_QUEUE.c.id).limit(bindparam("limit")))
 _SLOTS = core_select(_SLOT.c.chat_external_id, _SLOT.c.slot, _SLOT.c.message_id,
@@ -201,7 +203,7 @@ class OutboxStore:
                 text=r.text, rows=buttons,
                 message_id=slot.message_id if slot else None,
                 unchanged=bool(slot and slot.text_hash == digest), text_hash=digest,
-                action=r.action))
+                action=r.action, reply_to=r.reply_to))
         if dropped:
             with self._write_lock, self.engine.begin() as conn:
                 conn.execute(_DROP, {"ids": dropped})

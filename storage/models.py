@@ -170,6 +170,8 @@ class Outbox(SQLModel, table=True):
     message_id: str | None = Field(default=None, max_length=128)  # the message it made/edited
     # instead of a view: "delete", "pin" or "unpin" the slot's message (``text`` is empty)
     action: str | None = Field(default=None, max_length=16)
+    # the message this one answers ("<id>", or "<thread root> <id>" in a thread), if any
+    reply_to: str | None = Field(default=None, max_length=600)
 
 
 class OutboxLease(SQLModel, table=True):

@@ -5,6 +5,7 @@ a view, edits of a message that was not applied yet, and messages that mention t
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import html
 import re
 from typing import Any
@@ -32,6 +33,9 @@ from .render import (
 from .rooms import localpart
 from .store import PLATFORM
 
+# the input being handled (room, "<id>" or "<thread root> <id>"): answers in that room reply
+_ANSWERING: contextvars.ContextVar[tuple[str, str] | None] = contextvars.ContextVar(
+    "matrix_answering", default=None)
 _CARD = re.compile(r"(?<![0-9A-Za-z])(10|[2-9JQKA])[♣♠♥♦]")
 # A pill: a link to a Matrix user (``https://matrix.to/#/@bot:example.org``) and its text.
 _PILL = re.compile(r"""<a\s[^>]*href=["']https://matrix\.to/#/([^"'>]+)["'][^>]*>(.*?)</a>""",
@@ -44,7 +48,11 @@ class InputsMixin:
 
     async def _on_text(self, room_id: str, event: RoomMessageText) -> None:
         content = event.source.get("content") or {}
-        await self._read(room_id, event.sender, event.event_id, content)
+        token = _ANSWERING.set((room_id, _answer_to(event.event_id, content)))
+        try:
+            await self._read(room_id, event.sender, event.event_id, content)
+        finally:
+            _ANSWERING.reset(token)
 
     async def _on_edit(self, room_id: str, event: RoomMessageText) -> None:
         """An edited message (``m.replace``, e.g. "13" made "3"): its new form is read as an
@@ -268,5 +276,17 @@ class InputsMixin:
             await self._say(ChatRef(PLATFORM, dm, "private"), text)
 
     async def _say(self, chat_ref: ChatRef, text: str) -> None:
-        await asyncio.to_thread(self.service.reply, chat_ref, text)
+        """Say something in a room: in the room of the input being handled, as a reply to it
+        (in its thread, if it was written in one)."""
+        answering = _ANSWERING.get()
+        reply_to = answering[1] if answering and answering[0] == chat_ref.external_id \
+            else None
+        await asyncio.to_thread(self.service.reply, chat_ref, text, reply_to)
 
+
+def _answer_to(event_id: str, content: dict[str, Any]) -> str:
+    """What an answer to a message relates to: the message, and its thread's root if it was
+    written in a thread (``"<root> <id>"``)."""
+    relates = content.get("m.relates_to") or {}
+    root = relates.get("event_id") if relates.get("rel_type") == "m.thread" else None
+    return f"{root} {event_id}" if isinstance(root, str) and root else event_id

@@ -49,6 +49,7 @@ _LOBBY_KEYS = frozenset(norm_key(REACTIONS[c]) for c in ("join", "start"))
 BURIED_AFTER = 3  # messages below a view before the player's turn posts it anew
 _SHOWN = ("m.room.message", "m.room.encrypted", "m.sticker")  # events that take a line
 _TXN: contextvars.ContextVar[str] = contextvars.ContextVar("matrix_txn", default="x")
+_REPLY: contextvars.ContextVar[str | None] = contextvars.ContextVar("matrix_reply", default=None)
 
 
 class MatrixTransport:
@@ -71,6 +72,7 @@ class MatrixTransport:
     def begin(self, item: Item) -> None:
         """Transaction ids of this item's events (per asyncio task): idempotent resends."""
         _TXN.set(f"{self.install_id}.{item.id}")
+        _REPLY.set(item.reply_to)
 
     @property
     def txn(self) -> str:
@@ -182,8 +184,15 @@ class MatrixTransport:
 
     # ------------------------------------------------------------------ the transport
     async def send(self, chat: str, text: str, rows: list[list[list[str]]]) -> str:
-        event_id = await self._event(chat, "m.room.message", self._content(text, rows),
-                                     f"{self.txn}.s")
+        content = self._content(text, rows)
+        answered = (_REPLY.get() or "").split()
+        if len(answered) == 1:  # the answer to a message: a reply to it
+            content["m.relates_to"] = {"m.in_reply_to": {"event_id": answered[0]}}
+        elif len(answered) == 2:  # ... in a thread: in the thread, as a reply there
+            content["m.relates_to"] = {"rel_type": "m.thread", "event_id": answered[0],
+                                       "is_falling_back": False,
+                                       "m.in_reply_to": {"event_id": answered[1]}}
+        event_id = await self._event(chat, "m.room.message", content, f"{self.txn}.s")
         await self._seed(chat, event_id, rows)
         return event_id
 

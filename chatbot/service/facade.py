@@ -180,10 +180,11 @@ class Service:
             return Outcome(tr(lang, "slow_down"), ok=False, alert=True)
         return Outcome(None, ok=False)  # a repeat, or quiet after "slow down"
 
-    def reply(self, chat_ref: ChatRef, text: str) -> None:
-        """Queue a plain message to a chat (e.g. the answer to a refused command)."""
+    def reply(self, chat_ref: ChatRef, text: str, reply_to: str | None = None) -> None:
+        """Queue a plain message to a chat (e.g. the answer to a refused command; with
+        ``reply_to`` as the answer to that message: ``"<id>"`` or ``"<thread root> <id>"``)."""
         def work(ctx: Ctx, chat: Any, player: Any) -> Outcome:
-            outgoing.say(ctx, chat, text)
+            outgoing.say(ctx, chat, text, reply_to=reply_to)
             return Outcome(None)
         self._run(chat_ref, None, None, work, Outcome(None))
 

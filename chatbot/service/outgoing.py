@@ -43,14 +43,14 @@ def language(ctx: Ctx, chat: Chat | None) -> str:
 
 def queue(ctx: Ctx, platform: str, chat: str, table_id: int | None, slot: str | None,
           repost: bool, text: str, rows: Rows | list[list[list[str]]],
-          fresh: bool = False) -> None:
+          fresh: bool = False, reply_to: str | None = None) -> None:
     """One outbox row (a message, or the newest view of a slot; ``fresh``: posted anew at the
     bottom of the chat even if the slot's message shows the same)."""
     ctx.queue(Outbox, {
         "platform": platform, "chat_external_id": chat, "table_id": table_id, "slot": slot,
         "repost": repost, "fresh": fresh, "text": text, "buttons": [[list(b) for b in row] for row in rows],
         "status": "pending", "attempts": 0, "not_before": ctx.now, "created_at": ctx.now,
-        "sent_at": None, "error": None, "action": None})
+        "sent_at": None, "error": None, "action": None, "reply_to": reply_to})
 
 
 def act(ctx: Ctx, chat: Chat, table_id: int | None, slot: str, action: str) -> None:
@@ -59,7 +59,7 @@ def act(ctx: Ctx, chat: Chat, table_id: int | None, slot: str, action: str) -> N
         "platform": chat.platform, "chat_external_id": chat.external_id, "table_id": table_id,
         "slot": slot, "repost": False, "fresh": False, "text": "", "buttons": [],
         "status": "pending", "attempts": 0, "not_before": ctx.now, "created_at": ctx.now,
-        "sent_at": None, "error": None, "action": action})
+        "sent_at": None, "error": None, "action": action, "reply_to": None})
 
 
 def reminder_slot(table: GameTable) -> str:
@@ -124,9 +124,10 @@ def _below(ctx: Ctx, chat: Chat, slot_name: str, message_id: str) -> int:
 
 
 def say(ctx: Ctx, chat: Chat, text: str, rows: Rows | None = None, slot: str | None = None,
-        repost: bool = False, fresh: bool = False) -> None:
-    """A message to a chat."""
-    queue(ctx, chat.platform, chat.external_id, None, slot, repost, text, rows or [], fresh)
+        repost: bool = False, fresh: bool = False, reply_to: str | None = None) -> None:
+    """A message to a chat (``reply_to``: as the answer to that message)."""
+    queue(ctx, chat.platform, chat.external_id, None, slot, repost, text, rows or [], fresh,
+          reply_to)
 
 
 def announce(ctx: Ctx, table: GameTable, key: str, **values: Any) -> None:
