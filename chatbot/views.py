@@ -85,10 +85,10 @@ def _log_lines(table: GameTable, seats: list[Seat], lang: str, viewer: int | Non
     return lines
 
 
-def _cpu_names() -> tuple[str, ...]:
-    from .service.menus import CPU_NAMES  # (the service imports the views)
+def _cpu_names(n: int, people: list[str]) -> list[str]:
+    from .service.menus import cpu_names  # (the service imports the views)
 
-    return CPU_NAMES
+    return cpu_names(n, people)
 
 
 def _seat_line(seat: Seat, lang: str) -> str:
@@ -107,7 +107,7 @@ def _lobby(table: GameTable, seats: list[Seat], lang: str) -> View:
     level = tr(lang, "level_" + table.options.get("cpu_level", "normal"))
     lines = [_seat_line(s, lang) for s in seats]
     lines += [tr(lang, "tl.cpu_seat", no=len(seats) + i + 1, name=f"🤖 {name}")
-              for i, name in enumerate(_cpu_names()[:cpus])]
+              for i, name in enumerate(_cpu_names(cpus, [s.name for s in seats]))]
     players = "\n".join(lines) or tr(lang, "lobby_empty")
     text = tr(lang, "lobby", game=p.name(lang), opener=opener,
               count=str(game.MIN_SEATS) if game.MIN_SEATS == game.MAX_SEATS

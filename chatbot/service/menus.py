@@ -18,7 +18,14 @@ from . import outgoing, play, store
 from .api import Outcome, Refusal, UserRef
 from .transaction import Ctx
 
-CPU_NAMES = ("Anna", "Bernd", "Clara", "Dieter", "Erika", "Franz")
+CPU_NAMES = ("Anna", "Bernd", "Clara", "Dieter", "Erika", "Franz", "Gerda", "Hugo", "Ilse")
+
+
+def cpu_names(n: int, people: list[str]) -> list[str]:
+    """``n`` CPU players' names that clash with no person's at the table ("🤖 Anna" next to
+    a person called "anna" would be confusing)."""
+    taken = {name.casefold().strip() for name in people}
+    return [name for name in CPU_NAMES if name.casefold() not in taken][:n]
 
 register({
     "menu.options_hint": N_("⚙ Below, the options: tap to change."),
@@ -188,8 +195,8 @@ def create_private_table(ctx: Ctx, chat: Chat, player: Player, game_id: str, opp
     """A private table: the player at seat 0 and CPU opponents, started at once."""
     table = new_table(ctx, chat, player, game_id, private=True, options=options)
     store.add_seat(ctx.session, table, 0, player.name or "Du", player_id=player.id)
-    for i in range(opponents):
-        store.add_seat(ctx.session, table, i + 1, f"🤖 {CPU_NAMES[i]}", is_cpu=True,
+    for i, name in enumerate(cpu_names(opponents, [player.name or ""])):
+        store.add_seat(ctx.session, table, i + 1, f"🤖 {name}", is_cpu=True,
                        cpu_level=level)
     play.start(ctx, table)
     return table

@@ -67,8 +67,8 @@ def add_cpus(ctx: Ctx, table: GameTable, seats: list[Seat]) -> None:
     """Seat the CPU players the opener chose (at the start)."""
     n = cpu_count(table.options, len(seats), GAMES[table.game].MAX_SEATS)
     level = table.options.get("cpu_level", "normal")
-    for i in range(n):
-        store.add_seat(ctx.session, table, len(seats) + i, f"🤖 {menus.CPU_NAMES[i]}",
+    for i, name in enumerate(menus.cpu_names(n, [s.name for s in seats])):
+        store.add_seat(ctx.session, table, len(seats) + i, f"🤖 {name}",
                        is_cpu=True, cpu_level=level)
 
 

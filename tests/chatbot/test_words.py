@@ -43,3 +43,12 @@ def test_a_level_as_it_is_written(word, level):
 
 def test_an_unknown_level_is_none():
     assert level_of("großmeister") is None
+
+
+def test_cpu_names_never_clash_with_a_persons_name():
+    """Issue 18, item 14: "🤖 Anna" next to a person called "anna" - another name then."""
+    from chatbot.service.menus import cpu_names
+
+    assert cpu_names(3, ["Ida"]) == ["Anna", "Bernd", "Clara"]
+    assert cpu_names(3, ["anna"]) == ["Bernd", "Clara", "Dieter"]
+    assert cpu_names(2, ["ANNA", " bernd "]) == ["Clara", "Dieter"]

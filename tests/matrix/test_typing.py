@@ -126,3 +126,45 @@ def test_in_a_group_a_number_counts_only_from_the_person_on_turn(matrix) -> None
             await vito.stop()
 
     asyncio.run(scenario())
+
+
+def test_rules_in_a_group_and_cpu_names_that_clash_with_nobody(matrix) -> None:
+    """Issue 18, items 13 and 14: !rules in a group asks which game (or gives the table's);
+    a CPU player is never called like the person playing against it."""
+    from chatbot.presenters import PRESENTERS
+
+    matrix.start_bot()
+    uid, pw = matrix.account("anna")
+
+    async def scenario() -> None:
+        anna = await Person(matrix.synapse.url, uid, pw, matrix.bot_id).start()
+        try:
+            await anna.client.set_displayname("Anna")
+            room = await anna.create_room([matrix.bot_id], direct=True)
+            await anna.joined(room, matrix.bot_id)
+            await wait_for(lambda: anna.said(room, "Stammtisch"), WAIT, "the greeting")
+            await anna.say(room, "!neu schwimmen 2 anfänger")
+            table = await wait_for(lambda: anna.newest(room, lambda m: m.body.startswith(
+                "🃏")), WAIT, "the table")
+            assert "🤖 Anna" not in table.body and "🤖 Bernd" in table.body, table.body
+
+            group = await anna.create_room([matrix.bot_id], name="Regelrunde")
+            await anna.joined(group, matrix.bot_id)
+            await wait_for(lambda: anna.said(group, "Stammtisch"), WAIT, "the greeting")
+            since = anna.count(group)
+            await anna.say(group, "!regeln")
+            which = await wait_for(lambda: anna.said(group, "Welche Spielregeln", since), WAIT,
+                                   "which rules?")
+            assert len(which.choices()) == 4 and len(which.body) < 400, which.body
+            await anna.say(group, "!new schwimmen")
+            await wait_for(lambda: anna.newest(group, lambda m: m.choice("Mitmachen")), WAIT,
+                           "the lobby")
+            since = anna.count(group)
+            await anna.say(group, "!regeln")
+            first = PRESENTERS["schwimmen"].rules("de").split("\n")[0]
+            rules = await wait_for(lambda: anna.said(group, first, since), WAIT, "the rules")
+            assert "Einunddreißig" not in rules.body  # only the table's game
+        finally:
+            await anna.stop()
+
+    asyncio.run(scenario())
