@@ -36,6 +36,7 @@ class Config:
     matrix_access_token: str | None = None
     matrix_device_id: str | None = None
     matrix_device_name: str = "Stammtisch"
+    matrix_display_name: str = "Stammtisch"  # the bot's display name, set on start
     matrix_store_path: str = "matrix-store"  # nio's crypto store and the login of the device
     matrix_store_key: str | None = None  # the key the crypto store is encrypted with
     matrix_encryption: bool = True  # end-to-end encryption (matrix-nio[e2e])
@@ -76,6 +77,7 @@ def load(env_file: str | None = ".env") -> Config:
         matrix_access_token=env("MATRIX_ACCESS_TOKEN") or None,
         matrix_device_id=env("MATRIX_DEVICE_ID") or None,
         matrix_device_name=env("MATRIX_DEVICE_NAME") or "Stammtisch",
+        matrix_display_name=env("MATRIX_DISPLAY_NAME") or "Stammtisch",
         matrix_store_path=env("MATRIX_STORE_PATH") or "matrix-store",
         matrix_store_key=env("MATRIX_STORE_KEY") or None,
         matrix_encryption=_flag(env("MATRIX_ENCRYPTION"), True),

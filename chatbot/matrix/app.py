@@ -11,6 +11,9 @@
   in a room's timeline are back-filled, and history from before the bot joined is ignored.
 * The outbox (the service's views) and the deadlines live in the database; a sender task
   delivers the one, a timer task fires the other (and sweeps for overdue ones).
+* As people expect of a participant: a display name and avatar, read receipts for what the
+  bot handled, a typing notice while a CPU thinks, and the direct rooms it opens listed in its
+  ``m.direct`` account data (``profile.py``, ``rooms.py``).
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ from ..redact import add_secret
 from ..service import Change, Service
 from .deadlines import Deadlines
 from .inputs import InputsMixin
+from .profile import ProfileMixin
 from .rooms import RoomsMixin, localpart
 from .sender import _NETWORK, MatrixSender, MatrixTransport
 from .store import PLATFORM, MatrixStore
@@ -70,7 +74,7 @@ class _Undecrypted:
     since: float
 
 
-class MatrixBot(InputsMixin, RoomsMixin):
+class MatrixBot(InputsMixin, RoomsMixin, ProfileMixin):
     """One bot account on one homeserver, wired into the service."""
 
     def __init__(self, cfg: Config, service: Service) -> None:
@@ -89,7 +93,8 @@ class MatrixBot(InputsMixin, RoomsMixin):
         self.client: AsyncClient | None = None
         self.user_id = ""
         self.sender: MatrixSender | None = None
-        self.deadlines = Deadlines(service)
+        self.deadlines = Deadlines(service, thinking=self._cpu_thinks)
+        self.direct_lock = asyncio.Lock()  # one change of the m.direct account data at a time
         self.loop: asyncio.AbstractEventLoop | None = None
         self.first_start_ms = 0
         self.undecrypted: list[_Undecrypted] = []
@@ -210,6 +215,7 @@ class MatrixBot(InputsMixin, RoomsMixin):
         self.deadlines.start()
         freeze_startup_heap()
         try:
+            await self._set_profile()
             await self._sync_loop()
         finally:
             await self.sender.stop()
@@ -352,14 +358,18 @@ class MatrixBot(InputsMixin, RoomsMixin):
                 # Newly joined: what comes before our join is the room's history.
                 events = events[joined_at + 1:]
                 await self._greet(room_id)
+            read = None
             for event in events:
                 try:
-                    await self._on_event(room_id, event)
+                    if await self._on_event(room_id, event):
+                        read = event.event_id
                 except (OperationalError, *_NETWORK):
                     raise  # passing trouble: the whole batch is fetched again
                 except Exception:
                     log.exception("event %s in %s failed", getattr(event, "event_id", "?"),
                                   room_id)
+            if read is not None:
+                await self._receipt(room_id, read)
         for room_id in resp.rooms.leave:
             log.info("left room %s", room_id)
             await asyncio.to_thread(self.service.forget_private_chat, PLATFORM, room_id)
@@ -398,35 +408,39 @@ class MatrixBot(InputsMixin, RoomsMixin):
         return decrypted
 
     # ------------------------------------------------------------------ one event
-    async def _on_event(self, room_id: str, event: Any) -> None:
+    async def _on_event(self, room_id: str, event: Any) -> bool:
+        """Handle one event of a room; ``True`` when it was a person's input (text or a
+        reaction) that the bot handled: its read receipt follows."""
         sender = getattr(event, "sender", None)
         if sender is None or sender == self.user_id:
-            return  # our own echo
+            return False  # our own echo
         if getattr(event, "server_timestamp", 0) and event.server_timestamp < self.first_start_ms:
-            return  # older than the bot
+            return False  # older than the bot
         if isinstance(event, RoomMemberEvent):
             await self._on_member(room_id, event)
-            return
+            return False
         if isinstance(event, MegolmEvent):
             log.warning("event %s in %s: cannot decrypt yet (session %s)", event.event_id,
                         room_id, event.session_id)
             self.undecrypted.append(_Undecrypted(room_id, event, time.monotonic()))
             with contextlib.suppress(Exception):
                 await self.client.request_room_key(event)  # type: ignore[union-attr]
-            return
+            return False
         if isinstance(event, ReactionEvent):
             log.info("event %s in %s from %s: reaction", event.event_id, room_id, sender)
             await self._on_reaction(room_id, event)
-            return
+            return True
         if isinstance(event, RoomMessageText):
             relates = (event.source.get("content") or {}).get("m.relates_to") or {}
             if relates.get("rel_type") == "m.replace":
-                return  # an edit of an earlier message: not a new input
+                return False  # an edit of an earlier message: not a new input
             log.info("event %s in %s from %s: text", event.event_id, room_id, sender)
             started = time.monotonic()
             await self._on_text(room_id, event)
             log.debug("event %s handled in %.0f ms", event.event_id,
                       (time.monotonic() - started) * 1000)
+            return True
+        return False
 
     async def _retry_undecrypted(self) -> None:
         if not self.undecrypted or self.client is None:
@@ -440,7 +454,8 @@ class MatrixBot(InputsMixin, RoomsMixin):
             if event is not None and not isinstance(event, MegolmEvent):
                 event.room_id = item.room_id
                 log.info("event %s decrypted late", item.event.event_id)
-                await self._on_event(item.room_id, event)
+                if await self._on_event(item.room_id, event):
+                    await self._receipt(item.room_id, event.event_id)
             elif time.monotonic() - item.since < UNDECRYPTED_KEEP_SECONDS:
                 keep.append(item)
             else:

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Callable
 from datetime import datetime
 
 from storage.db import utcnow
@@ -15,14 +16,18 @@ from ..service import Change, Service
 
 log = logging.getLogger(__name__)
 SWEEP_SECONDS = 2.0
+# ``thinking(table_id, version)``: held while a deadline fires (the Matrix bot shows that a CPU
+# is thinking: a typing notice in the table's room)
+Thinking = Callable[[int, int], contextlib.AbstractAsyncContextManager[None]]
 
 
 class Deadlines:
     """Fires the service's deadlines on time (armed after each commit) and sweeps for overdue
     ones every couple of seconds (after a restart, or a missed wake-up)."""
 
-    def __init__(self, service: Service, sweep: float = SWEEP_SECONDS) -> None:
-        self.service, self.sweep = service, sweep
+    def __init__(self, service: Service, sweep: float = SWEEP_SECONDS,
+                 thinking: Thinking | None = None) -> None:
+        self.service, self.sweep, self.thinking = service, sweep, thinking
         self.armed: dict[int, tuple[int, datetime]] = {}
         self.wake = asyncio.Event()
         self._stopping = False
@@ -59,11 +64,11 @@ class Deadlines:
                 for table_id, version in due:
                     if self.armed.get(table_id, (None,))[0] == version:
                         self.armed.pop(table_id, None)
-                    await asyncio.to_thread(self.service.fire_due, table_id, version)
+                    await self._fire(table_id, version)
                 if time.monotonic() >= next_sweep:
                     next_sweep = time.monotonic() + self.sweep
                     for table_id, version in await asyncio.to_thread(self.service.due):
-                        await asyncio.to_thread(self.service.fire_due, table_id, version)
+                        await self._fire(table_id, version)
                     await asyncio.to_thread(self.service.sweep_old)
                     await asyncio.to_thread(self.service.catch_up_stats)
             except Exception:
@@ -76,6 +81,13 @@ class Deadlines:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.wake.wait(), timeout=max(0.005, wait))
             self.wake.clear()
+
+    async def _fire(self, table_id: int, version: int) -> None:
+        if self.thinking is None:
+            await asyncio.to_thread(self.service.fire_due, table_id, version)
+            return
+        async with self.thinking(table_id, version):
+            await asyncio.to_thread(self.service.fire_due, table_id, version)
 
 
 def _aware(when: datetime) -> datetime:

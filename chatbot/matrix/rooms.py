@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
+from urllib.parse import quote
 
 from nio import (
+    DirectRoomsResponse,
     InviteMemberEvent,
     JoinError,
     RoomCreateResponse,
@@ -122,7 +125,42 @@ class RoomsMixin:
         dm_ref = ChatRef(PLATFORM, room_id, "private")
         await asyncio.to_thread(self.service.command, dm_ref, user, "start",
                                 f"t{table_id}" if table_id else "", f"dm:{room_id}")
+        await self._mark_direct(user.external_id, room_id)
         return room_id
+
+    async def _mark_direct(self, user_id: str, room_id: str) -> None:
+        """List a direct room the bot opened in its ``m.direct`` account data (``{user:
+        [rooms]}``, merged with what is there), as clients do: other clients of the account
+        show it as a direct chat."""
+        client = self.client
+        if client is None:
+            return
+        async with self.direct_lock:
+            try:
+                resp = await client.list_direct_rooms()
+                if isinstance(resp, DirectRoomsResponse):
+                    content = dict(resp.rooms)
+                elif getattr(resp, "status_code", None) == "M_NOT_FOUND":
+                    content = {}  # (none yet)
+                else:
+                    log.warning("could not read the bot's direct rooms: %s", resp)
+                    return
+                rooms = [r for r in content.get(user_id) or [] if isinstance(r, str)]
+                if room_id in rooms:
+                    return
+                content[user_id] = [*rooms, room_id]
+                path = (f"/_matrix/client/v3/user/{quote(self.user_id, safe='')}"
+                        "/account_data/m.direct")
+                answer = await client.send(
+                    "PUT", path, json.dumps(content),
+                    headers={"Authorization": f"Bearer {client.access_token}",
+                             "Content-Type": "application/json"}, timeout=30)
+                status = answer.status
+                await answer.read()
+                if status != 200:
+                    log.warning("could not list %s as direct: HTTP %s", room_id, status)
+            except Exception as exc:  # noqa: BLE001 - cosmetic: the room works without it
+                log.warning("could not list %s as direct: %r", room_id, exc)
 
     # ------------------------------------------------------------------ rooms and people
     async def _lang(self, room_id: str) -> str:

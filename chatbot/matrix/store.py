@@ -168,6 +168,16 @@ class MatrixStore:
                 .order_by(col(Outbox.id).desc()).limit(1)).first()
             return _flat(row.buttons) if row else None
 
+    def cpu_room(self, table_id: int, version: int) -> str | None:
+        """The Matrix room of a table whose due deadline (at this version) is a CPU move or a
+        move played for a person who ran out of time; ``None`` for any other deadline."""
+        with Session(self.engine) as session:
+            return session.exec(select(Chat.external_id).join(
+                GameTable, col(GameTable.chat_id) == col(Chat.id)).where(
+                GameTable.id == table_id, GameTable.version == version,
+                col(GameTable.deadline_kind).in_(("cpu", "timeout")),
+                Chat.platform == PLATFORM)).first()
+
 
 def _live_views(session: Session, room_id: str) -> list[LiveView]:
     """The messages of a room that offer choices now, the lowest on screen first: each slot's
