@@ -432,8 +432,10 @@ class MatrixBot(InputsMixin, RoomsMixin, ProfileMixin):
             return True
         if isinstance(event, RoomMessageText):
             relates = (event.source.get("content") or {}).get("m.relates_to") or {}
-            if relates.get("rel_type") == "m.replace":
-                return False  # an edit of an earlier message: not a new input
+            if relates.get("rel_type") == "m.replace":  # "13" corrected to "3"
+                log.info("event %s in %s from %s: edit", event.event_id, room_id, sender)
+                await self._on_edit(room_id, event)
+                return True
             log.info("event %s in %s from %s: text", event.event_id, room_id, sender)
             started = time.monotonic()
             await self._on_text(room_id, event)

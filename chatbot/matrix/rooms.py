@@ -48,6 +48,12 @@ class RoomsMixin:
             if direct:
                 await asyncio.to_thread(self.store.put, "1", "direct", room_id)
             resp_join = await self.client.join(room_id)
+            for _ in range(5):  # rate-limited: wait as the server says, and join again
+                if not (isinstance(resp_join, JoinError)
+                        and resp_join.status_code == "M_LIMIT_EXCEEDED"):
+                    break
+                await asyncio.sleep(max(0.1, (resp_join.retry_after_ms or 1000) / 1000))
+                resp_join = await self.client.join(room_id)
             if isinstance(resp_join, JoinError):
                 log.warning("could not join %s: %s", room_id, resp_join)
             else:
@@ -81,6 +87,13 @@ class RoomsMixin:
             await asyncio.to_thread(self.service.forget_private_chat, PLATFORM, room_id)
             with contextlib.suppress(Exception):
                 await self.client.room_leave(room_id)  # type: ignore[union-attr]
+            # seated at a running group game: a new direct room at once, saying which table
+            # it is for (the hand must be shown there on the person's turn)
+            seated = await asyncio.to_thread(self.store.running_group_table, event.state_key)
+            if seated is not None:
+                table_id, group_room = seated
+                group, user = await self._refs(group_room, event.state_key)
+                await self._ensure_dm(group, user, table_id)
         elif event.membership in ("join", "invite") and self._members(room_id) > 2:
             # no longer a direct room: no hidden information there any more, and a new
             # direct room for the person it belonged to

@@ -154,6 +154,20 @@ class MatrixStore:
             group = (chat.title or "") if chat is not None and chat.kind == "group" else None
             return TableInfo(table.game, table.fsm_state, group, on_turn)
 
+    def running_group_table(self, user_id: str) -> tuple[int, str] | None:
+        """A group game the person is seated at and that is not over: (table id, room)."""
+        with Session(self.engine) as session:
+            row = session.exec(
+                select(GameTable.id, Chat.external_id)
+                .join(Seat, col(Seat.table_id) == GameTable.id)
+                .join(Player, col(Player.id) == Seat.player_id)
+                .join(Chat, col(Chat.id) == GameTable.chat_id)
+                .where(Player.platform == PLATFORM, Player.external_id == user_id,
+                       col(GameTable.is_private).is_(False), Chat.kind == "group",
+                       col(GameTable.fsm_state).not_in(("lobby", "finished", "abandoned")))
+                .order_by(col(GameTable.id).desc())).first()
+            return (int(row[0]), str(row[1])) if row else None
+
     def message_buttons(self, room_id: str, event_id: str) -> list[tuple[str, str]] | None:
         """The buttons a message currently shows (via its slot), ``None`` if it shows none."""
         with Session(self.engine) as session:

@@ -168,3 +168,59 @@ def test_rules_in_a_group_and_cpu_names_that_clash_with_nobody(matrix) -> None:
             await anna.stop()
 
     asyncio.run(scenario())
+
+
+def test_an_edited_number_counts_and_a_left_direct_room_comes_back(matrix) -> None:
+    """Issue 18, items 14 and 7: "13" corrected to "1" picks choice 1 (the first form was
+    refused); a player who leaves her direct room mid-game gets a new one at once, which
+    says which table it is for, and her hand there."""
+    matrix.start_bot()
+    accounts = [matrix.account(n) for n in ("zora", "emil")]
+
+    async def scenario() -> None:
+        zora, emil = [await Person(matrix.synapse.url, u, p, matrix.bot_id,
+                                   store=matrix.tmp / f"edit-store-{i}").start()
+                      for i, (u, p) in enumerate(accounts)]
+        try:
+            room = await zora.create_room([matrix.bot_id], direct=True)
+            await zora.joined(room, matrix.bot_id)
+            await wait_for(lambda: zora.said(room, "Stammtisch"), WAIT, "the greeting")
+            await zora.say(room, "!neu")
+            menu = await wait_for(lambda: zora.newest(room, lambda m: m.choice("Schwimmen")),
+                                  WAIT, "the game menu")
+            wrong = await zora.say(room, "13")
+            await wait_for(lambda: zora.said(room, "Zahl von 1 bis"), WAIT, "13 refused")
+            await zora.client.room_send(room, "m.room.message", {
+                "msgtype": "m.text", "body": "* 1",
+                "m.new_content": {"msgtype": "m.text", "body": "1"},
+                "m.relates_to": {"rel_type": "m.replace", "event_id": wrong}},
+                ignore_unverified_devices=True)
+            await wait_for(lambda: "CPU" in menu.body, WAIT, "the edit picked Schwimmen")
+
+            # a group game; Zora leaves her direct room with the bot in the middle of it
+            group = await zora.create_room([matrix.bot_id, emil.user_id], name="Weg und da")
+            await zora.joined(group, emil.user_id)
+            await zora.joined(group, matrix.bot_id)
+            await wait_for(lambda: zora.said(group, "Stammtisch"), WAIT, "the greeting")
+            await zora.say(group, "!new schwimmen")
+            lobby = await wait_for(lambda: zora.newest(group, lambda m: m.choice("Mitmachen")),
+                                   WAIT, "the lobby")
+            await emil.say(group, "!mitmachen")
+            await wait_for(lambda: "emil" in lobby.body, WAIT, "Emil in the lobby")
+            await zora.say(group, "!starten")
+            await wait_for(lambda: "Am Zug:" in lobby.body, WAIT, "the game")
+            old = await wait_for(lambda: next((r for r in zora.client.rooms if r != group
+                                               and zora.said(r, "Deine Karten")), None),
+                                 WAIT, "Zora's direct room for the game")
+            await zora.client.room_leave(old)
+            new = await wait_for(lambda: next((r for r in zora.client.rooms
+                                               if r not in (group, old)
+                                               and zora.said(r, "Du sitzt am Tisch")), None),
+                                 WAIT, "a new direct room, saying which table")
+            assert "Weg und da" in zora.said(new, "Du sitzt am Tisch").body
+            await wait_for(lambda: zora.said(new, "Deine Karten"), WAIT, "her hand there")
+        finally:
+            await zora.stop()
+            await emil.stop()
+
+    asyncio.run(scenario())
