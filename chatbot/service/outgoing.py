@@ -199,7 +199,13 @@ def emit(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel,
     if table.is_private:
         seat = seats[0] if seats else None
         view = render_private(table, seats, model, seat, lang, single=True)
-        say(ctx, chat, view.text, view.rows, slot=f"t{table.id}", repost=view.repost)
+        repost = view.repost
+        if chat.platform in QUIET_PLATFORMS and seat is not None and model.engine_state \
+                is not None and model.game.to_act(model.engine_state) == seat.seat_no:
+            # where people type their moves, the table comes down to them on their turn
+            # (the adapter edits it in place while it is still in sight)
+            repost = True
+        say(ctx, chat, view.text, view.rows, slot=f"t{table.id}", repost=repost)
         return
     players = {s.player_id: p for s in seats if s.player_id
                and (p := store.get_player(ctx.session, s.player_id)) is not None}
