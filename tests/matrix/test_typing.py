@@ -224,3 +224,58 @@ def test_an_edited_number_counts_and_a_left_direct_room_comes_back(matrix) -> No
             await emil.stop()
 
     asyncio.run(scenario())
+
+
+def test_two_live_tables_in_one_direct_room_and_a_closed_lobby(matrix) -> None:
+    """Issue 18, items 2 and 6: with a private game and a group game's view in the same
+    direct room, a number goes to the lowest choice list and the answer says which game it
+    was for; a lobby that is closed says so in the direct room (no "your cards come here")."""
+    matrix.start_bot()
+    accounts = [matrix.account(n) for n in ("olga", "piet")]
+
+    async def scenario() -> None:
+        olga, piet = [await Person(matrix.synapse.url, u, p, matrix.bot_id,
+                                   store=matrix.tmp / f"two-store-{i}").start()
+                      for i, (u, p) in enumerate(accounts)]
+        try:
+            group = await olga.create_room([matrix.bot_id, piet.user_id], name="Zweitisch")
+            await olga.joined(group, piet.user_id)
+            await olga.joined(group, matrix.bot_id)
+            await wait_for(lambda: olga.said(group, "Stammtisch"), WAIT, "the greeting")
+            # item 6: a lobby closed before its game
+            await olga.say(group, "!new schwimmen")
+            await wait_for(lambda: olga.newest(group, lambda m: m.choice("Mitmachen")), WAIT,
+                           "the lobby")
+            await piet.say(group, "!mitmachen")
+            dm = await wait_for(lambda: piet.direct_room(), WAIT, "Piet's direct room")
+            await olga.say(group, "!stopp")
+            closed = await wait_for(lambda: piet.newest(dm, lambda m: "beendet" in m.body),
+                                    WAIT, "the closed table in the direct room")
+            assert "privat" not in closed.body and "Karten" not in closed.body, closed.body
+
+            # item 2: Piet's private game and a new group game, both in his direct room
+            await piet.say(dm, "!neu schwimmen 1 anfänger")
+            await wait_for(lambda: piet.newest(dm, lambda m: m.body.startswith(
+                "🃏 Schwimmen · Runde") and "Du bist am Zug" in m.body), WAIT,
+                "Piet on turn in his private game")
+            await olga.say(group, "!new schwimmen")
+            lobby = await wait_for(lambda: olga.newest(group, lambda m: m.choice("Mitmachen")),
+                                   WAIT, "the second lobby")
+            await piet.say(group, "!mitmachen")
+            await wait_for(lambda: "piet" in lobby.body, WAIT, "Piet in the lobby")
+            await olga.say(group, "!starten")
+            await wait_for(lambda: "Am Zug:" in lobby.body, WAIT, "the group game")
+            # (the group game's view came last: it is the lowest list in his room)
+            await wait_for(lambda: piet.newest(dm, lambda m: m.body.startswith(
+                "🃏 Schwimmen · Runde 1 ·") and "Zweitisch" not in m.body
+                and m.choice("📜 Verlauf")), WAIT, "the group game's view")
+            since = piet.count(dm)
+            await piet.say(dm, "2")
+            said = await wait_for(lambda: piet.said(dm, "(Das galt d", since), WAIT,
+                                  "which game the number was for")
+            assert "Zweitisch" in said.body, said.body
+        finally:
+            await olga.stop()
+            await piet.stop()
+
+    asyncio.run(scenario())
