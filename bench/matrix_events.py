@@ -97,7 +97,7 @@ async def play(synapse: Synapse, tmp: Path, moves: int, seed: int,
                 break
             for p in people:
                 dm = p.direct_room()
-                view = p.newest(dm, lambda m: f"#{table_id}" in m.first_line) if dm else None
+                view = p.newest(dm, lambda m: "Bench" in m.first_line) if dm else None
                 if view is not None and "Du bist am Zug" in view.body:
                     version = db.table(table_id)["version"]
                     before = (view.body, len(view.versions))
@@ -109,7 +109,7 @@ async def play(synapse: Synapse, tmp: Path, moves: int, seed: int,
                                    "the move")
                     # (the mover's view shows the move before the next look)
                     await wait_for(lambda b=before, p=p, dm=dm: (
-                        m := p.newest(dm, lambda m: f"#{table_id}" in m.first_line))
+                        m := p.newest(dm, lambda m: "Bench" in m.first_line))
                         and (m.body, len(m.versions)) != b, 60, "the view")
                     made += 1
                     break

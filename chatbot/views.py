@@ -201,8 +201,9 @@ def render_table(table: GameTable, seats: list[Seat], model: fsm.TableModel, lan
 
 
 def render_private(table: GameTable, seats: list[Seat], model: fsm.TableModel,
-                   seat: Seat | None, lang: str, single: bool) -> View:
-    """A player's own view: the table (``single`` = a private game) plus their hand and moves."""
+                   seat: Seat | None, lang: str, single: bool, where: str | None = None) -> View:
+    """A player's own view: the table (``single`` = a private game; else ``where``: the
+    group's name, which says which table it is) plus their hand and moves."""
     p = presenter(table.game)
     state = model.engine_state
     names = _names(seats)
@@ -212,8 +213,8 @@ def render_private(table: GameTable, seats: list[Seat], model: fsm.TableModel,
         return View(tr(lang, "hand_private_hint"))
     lines: list[str] = p.public_lines(state, names, lang, table.options, _marks(seats, lang))
     rows: Rows = []
-    if not single and lines:  # what the group's table shows, and which table it is
-        lines[0] += f" · #{table.id}"
+    if not single and lines and where:  # what the group's table shows, and where it is
+        lines[0] += f" · {where}"
     seat_no = seat.seat_no if seat is not None else -1
     if seat is not None:
         lines += p.private_lines(state, seat_no, lang)

@@ -29,7 +29,7 @@ def start(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Out
             if linked.isdigit() and table.id == int(linked):
                 where = store.get_chat(ctx.session, table.chat_id)
                 outgoing.say(ctx, chat, tr(
-                    ctx.lang, "seated_at", id=table.id,
+                    ctx.lang, "seated_at",
                     game=presenter(table.game).name(ctx.lang),
                     group=(where.title if where and where.title else "?")))
             play.show(ctx, table)
@@ -74,7 +74,7 @@ def table_rules(table: Any, lang: str) -> str:
               for key, values in getattr(p, "OPTION_CHOICES", {}).items()]
     text = p.rules(lang)
     if chosen:
-        text += "\n\n" + tr(lang, "rules_table_options", id=table.id,
+        text += "\n\n" + tr(lang, "rules_table_options",
                               options=" · ".join(chosen))
     return text
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from storage.models import GameTable, Player, Seat
 
 from ..i18n import tr
+from ..presenters import presenter
 from ..views import log_texts, unit_key
 from . import outgoing, store
 from .api import Outcome, UserRef
@@ -19,7 +20,7 @@ def history(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user:
     reader = next((s.seat_no for s in seats if s.player_id == player.id), None)
     # (no card that went into a hand; the presser's own moves in the second person)
     lines = log_texts(table, seats, ctx.lang, group=True, reader=reader)
-    text = "\n".join([tr(ctx.lang, unit_key(table, "log_title"), id=table.id), *lines]) if lines \
+    text = "\n".join([tr(ctx.lang, unit_key(table, "log_title"), game=presenter(table.game).name(ctx.lang)), *lines]) if lines \
         else tr(ctx.lang, unit_key(table, "log_empty"))
     chat = store.get_chat(ctx.session, table.chat_id)
     target = chat.external_id if table.is_private and chat is not None \

@@ -163,7 +163,7 @@ def _confirm_replace(ctx: Ctx, chat: Chat, running: GameTable, game_id: str, n: 
     rows = [[(tr(ctx.lang, "replace_yes"), buttons.encode(0, 0, code)),
              (tr(ctx.lang, "replace_no"), buttons.encode(0, 0, "keep"))]]
     outgoing.say(ctx, chat, tr(
-        ctx.lang, "replace_running", id=running.id,
+        ctx.lang, "replace_running",
         running=presenter(running.game).name(ctx.lang),
         game=presenter(game_id).name(ctx.lang)), rows, slot="menu", fresh=True)
     return Outcome(None)

@@ -234,6 +234,7 @@ def emit(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel,
         plang = pick_language(store.chat_language(ctx.session, chat.platform,
                                                   player.private_chat_id),
                               player.language, ctx.settings.default_language)
-        pview = render_private(table, seats, model, seat, plang, single=False)
+        pview = render_private(table, seats, model, seat, plang, single=False,
+                               where=chat.title or None)
         queue(ctx, chat.platform, player.private_chat_id, table.id, f"h{table.id}",
               pview.repost and repost, pview.text, pview.rows)

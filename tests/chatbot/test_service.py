@@ -415,7 +415,7 @@ def test_new_private_game_replaces_an_unfinished_one_only_when_confirmed(h: Harn
     out = h.command(private(ALICE), ALICE, "new", "runfast 2 anfaenger hands=8")
     assert out.ok and out.table_id is None
     asked = h.messages(private(ALICE))[-1]
-    assert asked.text == f"Hier läuft noch ein Spiel (Schwimmen, Tisch #{first}). Beenden und " \
+    assert asked.text == "Hier läuft noch ein Spiel (Schwimmen). Beenden und " \
         "Run Fast (Pao De Kuai) neu beginnen?"
     (yes, ok), (no, keep) = asked.rows[0]
     assert (yes, no) == ("Ja, neu beginnen", "Nein, weiterspielen")

@@ -219,7 +219,8 @@ def test_run_fast_deals_hands_the_other_games_rounds():
     assert tr("en", unit_key(hand, "next_round")) == "Next hand"
     assert tr("de", unit_key(rnd, "next_round")) == "Nächste Runde"
     assert tr("de", unit_key(hand, "between_rounds")).startswith("Die Hand ist vorbei")
-    assert tr("de", unit_key(hand, "log_title"), id=3) == "📜 Tisch #3, alle Züge dieser Hand:"
+    assert tr("de", unit_key(hand, "log_title"), game="Run Fast") == \
+        "📜 Run Fast, alle Züge dieser Hand:"
     assert tr("de", unit_key(rnd, "log_empty")) == "📜 In dieser Runde ist noch nichts passiert."
     assert engine_reason("de", "the hand is still being played") == "die Hand läuft noch"
 

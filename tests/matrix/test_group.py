@@ -63,7 +63,8 @@ def test_group_game_three_people_through_a_restart(matrix) -> None:
 
             def hand(p: Person) -> Msg | None:
                 dm = p.direct_room()
-                return p.newest(dm, lambda m: f"#{table_id}" in m.first_line) if dm else None
+                return p.newest(dm, lambda m: "Stammtisch Runde" in m.first_line) \
+                    if dm else None
 
             for p in people:
                 await wait_for(lambda p=p: hand(p), WAIT, f"{p.name}'s private view")

@@ -113,13 +113,13 @@ def test_in_a_group_a_number_counts_only_from_the_person_on_turn(matrix) -> None
                            "the cards in the direct room")
             assert uma.count(group) == said
             # item 4: the language chosen in the direct room holds for the table's view there
-            view = await wait_for(lambda: on_turn.newest(dm, lambda m: f"#{table_id}"
+            view = await wait_for(lambda: on_turn.newest(dm, lambda m: "Zahlenrunde"
                                                          in m.first_line), WAIT, "the view")
             await on_turn.say(dm, "!language en")
             await wait_for(lambda: on_turn.said(dm, "Language: English"), WAIT, "English")
             await on_turn.say(dm, "1")  # a move: the views are drawn anew
             await wait_for(lambda: "Your cards" in on_turn.newest(
-                dm, lambda m: f"#{table_id}" in m.first_line).body, WAIT, "the view in English")
+                dm, lambda m: "Zahlenrunde" in m.first_line).body, WAIT, "the view in English")
             assert view is not None
         finally:
             await uma.stop()
@@ -215,9 +215,9 @@ def test_an_edited_number_counts_and_a_left_direct_room_comes_back(matrix) -> No
             await zora.client.room_leave(old)
             new = await wait_for(lambda: next((r for r in zora.client.rooms
                                                if r not in (group, old)
-                                               and zora.said(r, "Du sitzt am Tisch")), None),
+                                               and zora.said(r, "Du spielst Schwimmen in")), None),
                                  WAIT, "a new direct room, saying which table")
-            assert "Weg und da" in zora.said(new, "Du sitzt am Tisch").body
+            assert "Weg und da" in zora.said(new, "Du spielst Schwimmen in").body
             await wait_for(lambda: zora.said(new, "Deine Karten"), WAIT, "her hand there")
         finally:
             await zora.stop()
@@ -267,8 +267,8 @@ def test_two_live_tables_in_one_direct_room_and_a_closed_lobby(matrix) -> None:
             await wait_for(lambda: "Am Zug:" in lobby.body, WAIT, "the group game")
             # (the group game's view came last: it is the lowest list in his room)
             await wait_for(lambda: piet.newest(dm, lambda m: m.body.startswith(
-                "🃏 Schwimmen · Runde 1 ·") and "Zweitisch" not in m.body
-                and m.choice("📜 Verlauf")), WAIT, "the group game's view")
+                "🃏 Schwimmen · Runde 1 · Zweitisch") and m.choice("📜 Verlauf")), WAIT,
+                "the group game's view")
             since = piet.count(dm)
             await piet.say(dm, "2")
             said = await wait_for(lambda: piet.said(dm, "(Das galt d", since), WAIT,

@@ -438,6 +438,12 @@ class GroupGame:
     knock_bias: float = 0.3
     game: str = "schwimmen"
 
+    @property
+    def title(self) -> str:
+        """The group's name as the fake Bot API gives it (a player's private view of the
+        group's table names it)."""
+        return f"Stammtisch Test {abs(self.group)}"
+
     def hello(self) -> None:
         """Everybody starts the bot privately (and is greeted) before the table opens."""
         for u in self.users:
@@ -501,7 +507,7 @@ class GroupGame:
         """The user's current private message for this table (newest, not deleted)."""
         found = None
         for m in peek_all(self.fake, user):
-            if m["text"] and f"#{self.table_id}" in m["text"].splitlines()[0]:
+            if m["text"] and self.title in m["text"].splitlines()[0]:
                 found = m
         return found
 

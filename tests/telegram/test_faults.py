@@ -145,7 +145,7 @@ def test_faults_429_and_5xx_lose_nothing(fake: FakeBotApi, sqlite_url: str,
     assert f"🏆 Gewinner: {winner}" in game.table_message()["text"]
     for u in names:
         current = [m for m in fake.messages(u, include_deleted=False)
-                   if f"#{game.table_id}" in (m["text"] or "")]
+                   if game.title in (m["text"] or "").split("\n", 1)[0]]
         assert len(current) == 1, [m["text"] for m in current]
         assert f"🏆 Gewinner: {winner}" in current[0]["text"]
         _announcements_once(fake, db, u)

@@ -174,7 +174,7 @@ def test_rules_ask_which_game_or_show_the_tables_own(
     game.hello()
     game.open()
     fake.send_text(1742, 1742, f"/start t{game.table_id}")
-    fake.wait_for(lambda: any(f"Tisch #{game.table_id} (Schwimmen)" in (m["text"] or "")
+    fake.wait_for(lambda: any(f"Du spielst Schwimmen in „{game.title}“" in (m["text"] or "")
                               for m in fake.messages(1742)), WAIT,
                   message="which table the player sits at")
 
@@ -220,7 +220,7 @@ def test_every_move_since_your_last_turn_and_the_whole_round_on_request(
     assert ("📜 Verlauf", log) in buttons(again)
     fake.press(user, user, message_id, log)
     sent = fake.wait_for(lambda: next((m for m in fake.messages(user)
-                                       if m["text"].startswith("📜 Tisch")), None),
+                                       if m["text"].startswith("📜 Einunddreißig")), None),
                          WAIT, message="the round's log")
     everything = [line for line in sent["text"].splitlines() if line.startswith("· ")]
     assert len(everything) >= len(moves) and set(moves) <= set(everything)
@@ -245,7 +245,9 @@ def test_a_group_game_can_be_played_from_the_private_chat(
     assert menu["text"] == "Welches Spiel? → Schwimmen" and not buttons(menu)
     for user in names:
         hand = fake.wait_for(lambda u=user: game.hand_message(u), WAIT, message="the hand")
-        assert "Mitte:" in hand["text"] and f"#{game.table_id}" in hand["text"]
+        # (no internal table number: the group's name says which table it is)
+        assert "Mitte:" in hand["text"] and game.title in hand["text"].splitlines()[0]
+        assert f"#{game.table_id}" not in hand["text"]
     game.play_to_end()
     for user in names:
         end = fake.wait_for(lambda u=user: (m := game.hand_message(u))
