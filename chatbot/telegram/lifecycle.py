@@ -16,6 +16,8 @@ import signal
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING
 
+from aiohttp import web
+
 from storage.leader import LeaderLock
 
 from ..health import Health, bound_port, health_settings_from_env, start_health_server
@@ -31,6 +33,21 @@ def bot_lock(bot: TelegramBot, role: str) -> LeaderLock:
     return LeaderLock(bot.service.engine, f"telegram:{role}:{bot_id}")
 
 
+async def _start_webapp(bot: TelegramBot) -> web.AppRunner | None:
+    """The Mini App's API on a port of its own, when ``WEBAPP_PORT`` is set."""
+    from ..webapp.server import mounted, settings_from_env
+
+    settings = settings_from_env()
+    if settings is None or not bot.app.bot.token:
+        return None
+    host, port, max_age = settings
+    runner = web.AppRunner(mounted(bot.service, bot.app.bot.token, max_age), access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, host, port).start()
+    log.info("Mini App API on %s:%s", host, bound_port(runner))
+    return runner
+
+
 @contextlib.asynccontextmanager
 async def running(bot: TelegramBot,
                   last_poll_age: Callable[[], float | None] | None = None
@@ -41,7 +58,7 @@ async def running(bot: TelegramBot,
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     await ptb.initialize()
-    health = None
+    health = webapp = None
     try:
         if ptb.post_init is not None:
             await ptb.post_init(ptb)
@@ -51,8 +68,11 @@ async def running(bot: TelegramBot,
             health = await start_health_server(
                 Health(bot.service.engine, "telegram", last_poll_age=last_poll_age), *settings)
             log.info("metrics and health on %s:%s", settings[0], bound_port(health))
+        webapp = await _start_webapp(bot)
         yield stop
     finally:
+        if webapp is not None:
+            await webapp.cleanup()
         if health is not None:
             await health.cleanup()
         if ptb.updater is not None and ptb.updater.running:

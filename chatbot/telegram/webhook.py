@@ -84,6 +84,10 @@ def make_app(bot: TelegramBot, paths: list[str], secret: str) -> web.Application
     app = web.Application(client_max_size=4 * 1024 * 1024)
     for path in paths:
         app.router.add_post(path, receive)
+    if bot.app.bot.token:  # the Mini App's API on the same server (behind the same proxy)
+        from ..webapp.server import make_app as webapp
+
+        app.add_subapp("/webapp", webapp(bot.service, bot.app.bot.token))
     return app
 
 

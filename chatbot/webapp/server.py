@@ -2,7 +2,8 @@
 
 Every request carries Telegram's ``initData`` (header ``X-Telegram-Init-Data``, or the
 ``initData`` query parameter for a first load); the user is taken only from it (401 when it is
-forged or too old). ``GET /webapp/api/table?t=<id>`` gives the view of the user's seat at that
+forged or too old). Mounted at ``/webapp`` on the webhook server in webhook mode, and on its own
+port when ``WEBAPP_PORT`` is set (any mode). ``GET /webapp/api/table?t=<id>`` gives the view of the user's seat at that
 table (their newest open table without ``t``); somebody not seated there gets the public view
 only. ``POST /webapp/api/move`` with ``{"table", "version", "code", "key"}`` goes through the
 same service call as a button press (version check, locking, the key counted once), so a double
@@ -12,6 +13,7 @@ tap plays once.
 from __future__ import annotations
 
 import asyncio
+import os
 from typing import Any
 
 from aiohttp import web
@@ -102,6 +104,28 @@ def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE) -> web.
         return web.json_response(body_out, status=200 if outcome.ok else 409)
 
     app = web.Application(middlewares=[authenticate])
-    app.router.add_get("/webapp/api/table", table)
-    app.router.add_post("/webapp/api/move", move)
+    app.router.add_get("/api/table", table)
+    app.router.add_post("/api/move", move)
     return app
+
+
+def mounted(service: Service, bot_token: str, max_age: float = MAX_AGE) -> web.Application:
+    """An application with the API under ``/webapp`` (its own server, or a sub-application
+    of the webhook server)."""
+    root = web.Application()
+    root.add_subapp("/webapp", make_app(service, bot_token, max_age))
+    return root
+
+
+def settings_from_env(env: dict[str, str] | None = None) -> tuple[str, int, float] | None:
+    """``(WEBAPP_HOST, WEBAPP_PORT, WEBAPP_INITDATA_MAX_AGE)``, or ``None`` when
+    ``WEBAPP_PORT`` is unset (no server of its own). Host defaults to 127.0.0.1 (a reverse
+    proxy in front gives HTTPS), the age to a day."""
+    env = os.environ if env is None else env
+    raw = (env.get("WEBAPP_PORT") or "").strip()
+    if not raw:
+        return None
+    if not (raw.isascii() and raw.isdigit() and int(raw) <= 65535):
+        raise ValueError(f"WEBAPP_PORT={raw!r} is not a port number (0-65535)")
+    age = float((env.get("WEBAPP_INITDATA_MAX_AGE") or "").strip() or MAX_AGE)
+    return (env.get("WEBAPP_HOST") or "").strip() or "127.0.0.1", int(raw), age

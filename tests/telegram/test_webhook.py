@@ -149,3 +149,39 @@ def test_webhook_without_a_configured_secret_makes_one(fake, start_bot, sqlite_u
                               timeout=WAIT)
     assert "Stammtisch" in sent["params"]["text"]
     assert secret not in bot.log()  # and it never reaches the log
+
+
+def _get_table(port: int, init_data: str) -> tuple[int, dict]:
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/webapp/api/table",
+                                     headers={"X-Telegram-Init-Data": init_data})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, {}
+
+
+@pytest.mark.parametrize("mode", ["webhook", "own port"])
+def test_the_mini_app_api_is_served_by_the_bot(fake, start_bot, sqlite_url, mode) -> None:
+    """Issue 19 (the API so far): on the webhook server under /webapp, or on WEBAPP_PORT in
+    any mode; the user only from initData signed for this bot."""
+    from chatbot.webapp.initdata import sign
+
+    from .harness import TOKEN
+
+    port = _free_port()
+    env = _webhook_env(port) if mode == "webhook" else {"WEBAPP_PORT": str(port)}
+    start_bot(sqlite_url, **env)
+    greet(fake, 4343, "Ida")
+    table_id, _ = private_menu_to_table(fake, 4343)
+
+    def init(user: int, token: str = TOKEN) -> str:
+        return sign({"auth_date": str(int(time.time())),
+                     "user": json.dumps({"id": user, "first_name": "Ida"})}, token)
+
+    status, table = fake.wait_for(lambda: (r := _get_table(port, init(4343)))[0] == 200 and r,
+                                  WAIT, message="the API")
+    assert table["table"] == table_id and table["seat"] == 0 and table["view"]["hand"]
+    assert _get_table(port, init(4343, "999:OTHER"))[0] == 401
+    status, other = _get_table(port, init(77))
+    assert status == 404  # (not seated anywhere, no table asked for)

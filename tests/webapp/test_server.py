@@ -15,7 +15,7 @@ from sqlalchemy.engine import Engine
 
 from chatbot.service import ChatRef, Service, Settings, UserRef
 from chatbot.webapp.initdata import sign
-from chatbot.webapp.server import make_app
+from chatbot.webapp.server import mounted
 from engine import GAMES
 
 TOKEN = "123456:TEST-token"
@@ -30,7 +30,7 @@ def _run(engine: Engine, scenario: Any) -> None:
     service = Service(engine, Settings(cpu_delay=0))
 
     async def main() -> None:
-        async with TestClient(TestServer(make_app(service, TOKEN, max_age=3600))) as client:
+        async with TestClient(TestServer(mounted(service, TOKEN, max_age=3600))) as client:
             await scenario(service, client)
 
     asyncio.run(main())
