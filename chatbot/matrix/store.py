@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from dataclasses import dataclass
@@ -19,6 +20,8 @@ from sqlmodel import Session, col, select
 
 from engine import GAMES
 from storage.models import Chat, GameTable, KeyValue, MessageSlot, Outbox, Player, Seat
+
+from ..buttons import BadButton, decode
 
 PLATFORM = "matrix"
 _RECENT = 50  # sent rows looked at to find the newest view of a room
@@ -222,11 +225,11 @@ def _live_views(session: Session, room_id: str) -> list[LiveView]:
 
 
 def _table_of(buttons: list[tuple[str, str]]) -> int | None:
-    """The table a view's buttons belong to (``v1:<table>:…``; 0 is a menu)."""
+    """The table a view's buttons belong to (table 0 is a menu)."""
     for _label, data in buttons:
-        parts = data.split(":", 3)
-        if len(parts) == 4 and parts[1].isascii() and parts[1].isdigit() and parts[1] != "0":
-            return int(parts[1])
+        with contextlib.suppress(BadButton):
+            if (table_id := decode(data).table_id) != 0:
+                return table_id
     return None
 
 

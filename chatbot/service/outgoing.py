@@ -151,12 +151,16 @@ def announce_result(ctx: Ctx, table: GameTable, seats: list[Seat],
         say(ctx, chat, "\n".join(lines))
 
 
+def is_out(table: GameTable, model: fsm.TableModel, seat_no: int) -> bool:
+    """Whether a seat is out of the game (the others play on; games with a ``seat_out``)."""
+    out = getattr(presenter(table.game), "seat_out", None)
+    return bool(out and model.engine_state is not None and out(model.engine_state, seat_no))
+
+
 def spectating(table: GameTable, seats: list[Seat], model: fsm.TableModel) -> bool:
     """Whether the person of a private table is out of the game (CPUs play on)."""
-    out = getattr(presenter(table.game), "seat_out", None)
     human = next((s for s in seats if not s.is_cpu), None)
-    return bool(out and human is not None and model.engine_state is not None
-                and out(model.engine_state, human.seat_no))
+    return human is not None and is_out(table, model, human.seat_no)
 
 
 QUIET_PLATFORMS = frozenset({"matrix"})  # every event counts against a per-user limit there
@@ -219,7 +223,6 @@ def emit(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel,
         act(ctx, chat, table.id, slot_name, action)
     if table.fsm_state == fsm.LOBBY:
         return
-    out = getattr(presenter(table.game), "seat_out", None)
     involved = _involved(table, model) if chat.platform in QUIET_PLATFORMS else None
     for seat in seats:
         player = players.get(seat.player_id) if seat.player_id else None
@@ -227,8 +230,7 @@ def emit(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel,
             continue
         if involved is not None and seat.seat_no not in involved:
             continue  # brought up to date when it moves or is on turn, and at the round's end
-        if out is not None and model.engine_state is not None and table.fsm_state in (
-                fsm.TURN, fsm.FINAL_ROUND) and out(model.engine_state, seat.seat_no):
+        if table.fsm_state in (fsm.TURN, fsm.FINAL_ROUND) and is_out(table, model, seat.seat_no):
             continue  # out of the game: told at the round's end, not edited on every move
         # the person's private chat's choice (/language there), else their own language
         plang = pick_language(store.chat_language(ctx.session, chat.platform,

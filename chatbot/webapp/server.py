@@ -22,6 +22,7 @@ from sqlmodel import Session, col, select
 from engine import GAMES
 from storage.models import GameTable, Player, Seat
 
+from ..buttons import encode
 from ..service import ChatRef, Service, UserRef
 from .initdata import MAX_AGE, InvalidInitData, WebAppUser, validate
 from .snapshot import snapshot
@@ -90,12 +91,16 @@ def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE) -> web.
             code, key = str(body["code"]), str(body.get("key") or "")
         except (ValueError, KeyError, TypeError):
             raise web.HTTPBadRequest(text="table, version, code") from None
-        if not 0 < table_id < 2**31 or not 0 <= version < 2**31 or len(key) > 64:
-            raise web.HTTPBadRequest(text="out of range")
+        try:
+            data = encode(table_id, version, code)  # (checked again as any button's data)
+        except ValueError:
+            raise web.HTTPBadRequest(text="too long") from None
+        if len(key) > 64:
+            raise web.HTTPBadRequest(text="key too long")
         chat = ChatRef(PLATFORM, str(user.id), "private")
         person = UserRef(str(user.id), user.first_name or str(user.id), user.language_code)
         outcome = await asyncio.to_thread(
-            service.press, chat, person, f"v1:{table_id}:{version}:{code}",
+            service.press, chat, person, data,
             f"webapp:{user.id}:{key}" if key else None)
         found, seat = await asyncio.to_thread(_seat_and_table, service, user.id, table_id)
         body_out: dict[str, Any] = {"ok": outcome.ok, "answer": outcome.text}
