@@ -311,6 +311,7 @@ _REASONS = [
     NP_("engine", "the round is still being played"),
     NP_("engine", "the hand is still being played"),
 ]
+_REASON_IDS = frozenset(text.msgid for text in _REASONS)
 _REASON_PATTERNS: list[tuple[re.Pattern[str], Text]] = [
     (re.compile(r"^(?P<cards>.+) is not in your hand$"), NP_("engine", "{cards} is not in your hand")),
     (re.compile(r"^(?P<cards>.+) not in your hand$"), NP_("engine", "{cards} not in your hand")),
@@ -353,9 +354,8 @@ def engine_reason(lang: str | None, reason: str) -> str:
     if (lang or DEFAULT_LANGUAGE) == SOURCE_LANGUAGE:
         return reason
     t = translations(lang)
-    known = NP_("engine", reason)
-    if known in _REASONS:
-        return known.translated(t, 1)
+    if reason in _REASON_IDS:
+        return NP_("engine", reason).translated(t, 1)
     for pattern, template in _REASON_PATTERNS:
         match = pattern.match(reason)
         if match:

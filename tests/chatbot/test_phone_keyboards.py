@@ -63,8 +63,9 @@ def test_every_keyboard_has_at_most_four_buttons_a_row(game_id: str) -> None:
         state, _ = game.apply(state, legal[int(rng.random() * len(legal))])
 
 
-def _triple_state(table: str | None) -> R.State:
-    hands = (R.mask_of(parse_cards("3C 3S 4H 4D 5C 6S 7H 8D 9C 9S 9H KD KC 2S QC QD")),
+def _state_with(hand: str, table: str | None) -> R.State:
+    """Seat 0 to lead (or to beat ``table``) with ``hand``."""
+    hands = (R.mask_of(parse_cards(hand)),
              R.mask_of(parse_cards("10C 10D")), R.mask_of(parse_cards("JC JD")))
     state = R.new_game(3, seed=5)._replace(hands=hands, to_act=0, table=None, table_mask=0,
                                            table_seat=None)
@@ -72,6 +73,10 @@ def _triple_state(table: str | None) -> R.State:
         return state
     mask = R.mask_of(parse_cards(table))
     return state._replace(table=R.interpret(mask, False), table_mask=mask, table_seat=2)
+
+
+def _triple_state(table: str | None) -> R.State:
+    return _state_with("3C 3S 4H 4D 5C 6S 7H 8D 9C 9S 9H KD KC 2S QC QD", table)
 
 
 def _taps_to_play(state: R.State, cards: str) -> int:
@@ -165,14 +170,7 @@ def test_private_menu_option_codes() -> None:
 
 
 def _plane_state(table: str | None) -> R.State:
-    hands = (R.mask_of(parse_cards("3C 3S 4H 5C 5S 5H 6C 6S 6H 8D 9C 10S JH QD KC 2S")),
-             R.mask_of(parse_cards("10C 10D")), R.mask_of(parse_cards("JC JD")))
-    state = R.new_game(3, seed=5)._replace(hands=hands, to_act=0, table=None, table_mask=0,
-                                           table_seat=None)
-    if table is None:
-        return state
-    mask = R.mask_of(parse_cards(table))
-    return state._replace(table=R.interpret(mask, False), table_mask=mask, table_seat=2)
+    return _state_with("3C 3S 4H 5C 5S 5H 6C 6S 6H 8D 9C 10S JH QD KC 2S", table)
 
 
 def test_an_airplane_is_chosen_by_its_triples_then_its_kickers() -> None:
