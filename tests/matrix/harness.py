@@ -403,6 +403,32 @@ class Person:
         await wait_for(probe, timeout, f"{user_id} to join {room_id}")
 
 
+async def open_group(owner: Person, others: list[Person], name: str) -> str:
+    """A group room of ``owner``, ``others`` and the bot, everybody in, the bot's greeting
+    there."""
+    group = await owner.create_room([owner.bot_id, *(p.user_id for p in others)], name=name)
+    for p in others:
+        await owner.joined(group, p.user_id)
+    await owner.joined(group, owner.bot_id)
+    await wait_for(lambda: owner.said(group, "Stammtisch"), WAIT, "the greeting")
+    return group
+
+
+async def start_group_game(owner: Person, others: list[Person], group: str,
+                           game: str = "schwimmen") -> Msg:
+    """``!new <game>`` by ``owner``, ``!mitmachen`` by the others, ``!starten``: the group's
+    table message once a player is on turn."""
+    await owner.say(group, f"!new {game}")
+    table = await wait_for(lambda: owner.newest(group, lambda m: m.choice("Mitmachen")),
+                           WAIT, "the lobby")
+    for p in others:
+        await p.say(group, "!mitmachen")
+        await wait_for(lambda p=p: p.name in table.body, WAIT, f"{p.name} in the lobby")
+    await owner.say(group, "!starten")
+    await wait_for(lambda: "Am Zug:" in table.body, WAIT, "the game")
+    return table
+
+
 async def gather(*aws: Awaitable[Any]) -> list[Any]:
     return list(await asyncio.gather(*aws))
 

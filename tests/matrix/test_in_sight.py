@@ -9,7 +9,7 @@ import asyncio
 import pytest
 from nio import RoomGetEventResponse, RoomGetStateEventResponse
 
-from .harness import WAIT, Person, wait_for
+from .harness import WAIT, Person, open_group, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -28,16 +28,13 @@ def test_group_table_pinned_while_playing_and_the_turn_mentioned(matrix) -> None
         wanda, xaver = [await Person(matrix.synapse.url, u, p, matrix.bot_id).start()
                         for u, p in accounts]
         try:
-            group = await wanda.create_room([matrix.bot_id, xaver.user_id], name="Angepinnt")
-            await wanda.joined(group, xaver.user_id)
-            await wanda.joined(group, matrix.bot_id)
+            group = await open_group(wanda, [xaver], "Angepinnt")
             # the room's admin lets the bot change the pins (moderator power)
             levels = await wanda.client.room_get_state_event(group, "m.room.power_levels")
             assert isinstance(levels, RoomGetStateEventResponse)
             content = dict(levels.content)
             content["users"] = {**content.get("users", {}), matrix.bot_id: 50}
             await wanda.client.room_put_state(group, "m.room.power_levels", content)
-            await wait_for(lambda: wanda.said(group, "Stammtisch"), WAIT, "the greeting")
             await wanda.say(group, "!new schwimmen")
             table = await wait_for(lambda: wanda.newest(group, lambda m: m.choice("Mitmachen")),
                                    WAIT, "the lobby")

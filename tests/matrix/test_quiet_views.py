@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from .harness import WAIT, Person, wait_for
+from .harness import WAIT, Person, open_group, start_group_game, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -23,20 +23,8 @@ def test_a_move_edits_only_the_views_it_changes_for_someone(matrix) -> None:
                   for i, (u, p) in enumerate(accounts)]
         try:
             first = people[0]
-            group = await first.create_room([matrix.bot_id, *(p.user_id for p in people[1:])],
-                                            name="Leise")
-            for p in people[1:]:
-                await first.joined(group, p.user_id)
-            await first.joined(group, matrix.bot_id)
-            await wait_for(lambda: first.said(group, "Stammtisch"), WAIT, "the greeting")
-            await first.say(group, "!new schwimmen")
-            lobby = await wait_for(lambda: first.newest(group, lambda m: m.choice("Mitmachen")),
-                                   WAIT, "the lobby")
-            for p in people[1:]:
-                await p.say(group, "!mitmachen")
-                await wait_for(lambda p=p: p.name in lobby.body, WAIT, f"{p.name} joined")
-            await first.say(group, "!starten")
-            await wait_for(lambda: "Am Zug:" in lobby.body, WAIT, "the game")
+            group = await open_group(first, people[1:], "Leise")
+            lobby = await start_group_game(first, people[1:], group)
 
             def view(p: Person):
                 dm = p.direct_room()

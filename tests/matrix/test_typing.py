@@ -9,7 +9,7 @@ import asyncio
 
 import pytest
 
-from .harness import WAIT, Person, wait_for
+from .harness import WAIT, Person, open_group, start_group_game, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -80,10 +80,7 @@ def test_in_a_group_a_number_counts_only_from_the_person_on_turn(matrix) -> None
                                   store=matrix.tmp / f"typing-store-{i}").start()
                      for i, (u, p) in enumerate(accounts)]
         try:
-            group = await uma.create_room([matrix.bot_id, vito.user_id], name="Zahlenrunde")
-            await uma.joined(group, vito.user_id)
-            await uma.joined(group, matrix.bot_id)
-            await wait_for(lambda: uma.said(group, "Stammtisch"), WAIT, "the greeting")
+            group = await open_group(uma, [vito], "Zahlenrunde")
             await uma.say(group, "!new schwimmen")
             lobby = await wait_for(lambda: uma.newest(group, lambda m: m.choice("Mitmachen")),
                                    WAIT, "the lobby")
@@ -198,17 +195,8 @@ def test_an_edited_number_counts_and_a_left_direct_room_comes_back(matrix) -> No
             await wait_for(lambda: "CPU" in menu.body, WAIT, "the edit picked Schwimmen")
 
             # a group game; Zora leaves her direct room with the bot in the middle of it
-            group = await zora.create_room([matrix.bot_id, emil.user_id], name="Weg und da")
-            await zora.joined(group, emil.user_id)
-            await zora.joined(group, matrix.bot_id)
-            await wait_for(lambda: zora.said(group, "Stammtisch"), WAIT, "the greeting")
-            await zora.say(group, "!new schwimmen")
-            lobby = await wait_for(lambda: zora.newest(group, lambda m: m.choice("Mitmachen")),
-                                   WAIT, "the lobby")
-            await emil.say(group, "!mitmachen")
-            await wait_for(lambda: "emil" in lobby.body, WAIT, "Emil in the lobby")
-            await zora.say(group, "!starten")
-            await wait_for(lambda: "Am Zug:" in lobby.body, WAIT, "the game")
+            group = await open_group(zora, [emil], "Weg und da")
+            await start_group_game(zora, [emil], group)
             old = await wait_for(lambda: next((r for r in zora.client.rooms if r != group
                                                and zora.said(r, "Deine Karten")), None),
                                  WAIT, "Zora's direct room for the game")
@@ -238,10 +226,7 @@ def test_two_live_tables_in_one_direct_room_and_a_closed_lobby(matrix) -> None:
                                    store=matrix.tmp / f"two-store-{i}").start()
                       for i, (u, p) in enumerate(accounts)]
         try:
-            group = await olga.create_room([matrix.bot_id, piet.user_id], name="Zweitisch")
-            await olga.joined(group, piet.user_id)
-            await olga.joined(group, matrix.bot_id)
-            await wait_for(lambda: olga.said(group, "Stammtisch"), WAIT, "the greeting")
+            group = await open_group(olga, [piet], "Zweitisch")
             # item 6: a lobby closed before its game
             await olga.say(group, "!new schwimmen")
             await wait_for(lambda: olga.newest(group, lambda m: m.choice("Mitmachen")), WAIT,
@@ -258,13 +243,7 @@ def test_two_live_tables_in_one_direct_room_and_a_closed_lobby(matrix) -> None:
             await wait_for(lambda: piet.newest(dm, lambda m: m.body.startswith(
                 "🃏 Schwimmen · Runde") and "Du bist am Zug" in m.body), WAIT,
                 "Piet on turn in his private game")
-            await olga.say(group, "!new schwimmen")
-            lobby = await wait_for(lambda: olga.newest(group, lambda m: m.choice("Mitmachen")),
-                                   WAIT, "the second lobby")
-            await piet.say(group, "!mitmachen")
-            await wait_for(lambda: "piet" in lobby.body, WAIT, "Piet in the lobby")
-            await olga.say(group, "!starten")
-            await wait_for(lambda: "Am Zug:" in lobby.body, WAIT, "the group game")
+            await start_group_game(olga, [piet], group)
             # (the group game's view came last: it is the lowest list in his room)
             await wait_for(lambda: piet.newest(dm, lambda m: m.body.startswith(
                 "🃏 Schwimmen · Runde 1 · Zweitisch") and m.choice("📜 Verlauf")), WAIT,
