@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from pathlib import Path
 from typing import Any
 
 from aiohttp import web
@@ -28,6 +29,9 @@ from .initdata import MAX_AGE, InvalidInitData, WebAppUser, validate
 from .snapshot import snapshot
 
 PLATFORM = "telegram"
+API = "/webapp/api/"
+STATIC = Path(__file__).with_name("static")  # the page: plain modules, no build step
+_NO_STORE = {"Cache-Control": "no-cache"}
 _USER = web.RequestKey("webapp_user", WebAppUser)  # the request's validated user
 
 
@@ -65,6 +69,8 @@ def _view(table: GameTable, seat: int | None) -> dict[str, Any]:
 def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE) -> web.Application:
     @web.middleware
     async def authenticate(request: web.Request, handler: Any) -> web.StreamResponse:
+        if not request.path.startswith(API):  # the page itself: no secrets in it
+            return await handler(request)
         data = request.headers.get("X-Telegram-Init-Data") or request.query.get("initData", "")
         try:
             request[_USER] = validate(data, bot_token, max_age)
@@ -108,9 +114,14 @@ def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE) -> web.
             body_out.update(_view(found, seat))
         return web.json_response(body_out, status=200 if outcome.ok else 409)
 
+    async def index(request: web.Request) -> web.FileResponse:
+        return web.FileResponse(STATIC / "index.html", headers=_NO_STORE)
+
     app = web.Application(middlewares=[authenticate])
     app.router.add_get("/api/table", table)
     app.router.add_post("/api/move", move)
+    app.router.add_get("/", index)
+    app.router.add_static("/static", STATIC)
     return app
 
 
