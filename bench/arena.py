@@ -35,21 +35,29 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from engine import GAMES  # noqa: E402
 from engine.bots import EXPERTE, LEVELS, get_bot  # noqa: E402
+from engine.bots.ismcts import ISMCTS  # noqa: E402
+
+ARENA_LEVELS = (*LEVELS, ISMCTS)  # ISMCTS plays in the arena only, not in chat
 
 SEATS = {"schwimmen": 3, "scat": 3, "runfast": 3, "climbing": 4}
 MAX_MOVES = 200_000
 
 
-def make_bot(game_id: str, level: str, budget: float | None, playouts: int | None) -> Any:
+def make_bot(game_id: str, level: str, budget: float | None, playouts: int | None,
+             ismcts: dict[str, Any] | None = None) -> Any:
     bot = get_bot(game_id, level)
     if level == EXPERTE:
         bot = type(bot)(budget=budget, playouts=playouts, load=1.0)
+    elif level == ISMCTS:  # the same budget; --playouts K gives it 10 K iterations
+        bot = type(bot)(budget=budget, iterations=None if playouts is None else 10 * playouts,
+                        load=1.0, **(ismcts or {}))
     return bot
 
 
 def play_one(game_id: str, levels: list[str], index: int, seed: int, budget: float | None,
              playouts: int | None, options: dict[str, Any] | None,
-             make: Callable[[str], Any] | None = None) -> dict[str, Any]:
+             make: Callable[[str], Any] | None = None,
+             ismcts: dict[str, Any] | None = None) -> dict[str, Any]:
     """Play game ``index``: returns per seat level, points, win share and per hand figures.
     ``make(level)`` builds the bot of a seat (default: the level's bot, see ``make_bot``)."""
     game = GAMES[game_id]
@@ -57,7 +65,7 @@ def play_one(game_id: str, levels: list[str], index: int, seed: int, budget: flo
     deal = seed * 1_000_003 + index // n
     rot = index % n
     seat_levels = [levels[(s - rot) % n] for s in range(n)]
-    bots = [make(lv) if make is not None else make_bot(game_id, lv, budget, playouts)
+    bots = [make(lv) if make is not None else make_bot(game_id, lv, budget, playouts, ismcts)
             for lv in seat_levels]
     rngs = [random.Random(deal * 31 + s) for s in range(n)]
     state = game.new_game(n, options, seed=deal)
@@ -238,7 +246,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--game", required=True, choices=sorted(SEATS))
-    parser.add_argument("--seats", nargs="+", required=True, choices=LEVELS,
+    parser.add_argument("--seats", nargs="+", required=True, choices=ARENA_LEVELS,
                         help="the level of each seat (rotated over the games)")
     parser.add_argument("--games", type=int, default=60)
     parser.add_argument("--seed", type=int, default=1)
@@ -247,6 +255,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--playouts", type=int, default=None,
                         help="Experte: a fixed number of sampled worlds instead of a budget")
     parser.add_argument("--options", default=None, help="game options as JSON")
+    parser.add_argument("--ismcts", default=None,
+                        help='ISMCTS settings as JSON, e.g. {"exploration": 0.7, '
+                             '"playout": "random"} (default: its module defaults)')
     parser.add_argument("--jobs", type=int, default=1, help="parallel processes")
     parser.add_argument("--json", default=None, help="also write the summary to this file")
     parser.add_argument("--first", type=int, default=0, help="index of the first game")
@@ -263,7 +274,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"{args.game} needs {game.MIN_SEATS}..{game.MAX_SEATS} seats")
     options = json.loads(args.options) if args.options else None
     start = time.perf_counter()
-    jobs = [(args.game, args.seats, i, args.seed, args.budget, args.playouts, options)
+    ismcts = json.loads(args.ismcts) if args.ismcts else None
+    jobs = [(args.game, args.seats, i, args.seed, args.budget, args.playouts, options, None, ismcts)
             for i in range(args.first, args.first + args.games)]
     if args.jobs > 1:
         with ProcessPoolExecutor(args.jobs) as pool:
@@ -277,6 +289,7 @@ def main(argv: list[str] | None = None) -> None:
         with open(args.json, "w") as f:
             json.dump({"game": args.game, "seats": args.seats, "games": args.games,
                        "seed": args.seed, "budget": args.budget, "playouts": args.playouts,
+                       "ismcts": ismcts,
                        "first": args.first, "elapsed": elapsed, "levels": summary,
                        "results": results}, f)
 
@@ -289,8 +302,8 @@ def merge_runs(paths: list[str]) -> None:
             runs.append(json.load(f))
     first = runs[0]
     for run in runs[1:]:
-        for key in ("game", "seats", "seed", "budget", "playouts"):
-            if run[key] != first[key]:
+        for key in ("game", "seats", "seed", "budget", "playouts", "ismcts"):
+            if run.get(key) != first.get(key):
                 raise SystemExit(f"{key} differs between {paths[0]} and the other runs")
     indices = [(r.get("first", 0), r.get("first", 0) + r["games"]) for r in runs]
     indices.sort()

@@ -66,6 +66,7 @@ def get_bot(game_id: str, level: str) -> Bot:
 
 from . import climbing as _climbing  # noqa: E402,F401  (registers its bots)
 from . import climbing_experte as _climbing_experte  # noqa: E402,F401
+from . import ismcts as _ismcts  # noqa: E402,F401  (the arena's ISMCTS level, not in LEVELS)
 from . import runfast as _runfast  # noqa: E402,F401  (registers its bots)
 from . import runfast_experte as _runfast_experte  # noqa: E402,F401
 from . import scat as _scat  # noqa: E402,F401  (registers its bots)
