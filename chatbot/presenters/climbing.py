@@ -153,7 +153,7 @@ def _label(action: game.ClimbAction, lang: str) -> str:
     return _show(cards, lang, True)
 
 
-def _kind(kind: str, lang: str) -> str:
+def kind_name(kind: str, lang: str) -> str:
     return tr(lang, f"cl.kind.{kind}")
 
 
@@ -204,7 +204,7 @@ def public_lines(state: game.State, names: list[str], lang: str, options: dict[s
         if t is None:
             lines.append(tr(lang, "cl.table_empty", name=names[state.to_act]))  # type: ignore[index]
         else:
-            lines.append(tr(lang, "cl.table", cards=_show(t.cards, lang), kind=_kind(t.kind, lang),
+            lines.append(tr(lang, "cl.table", cards=_show(t.cards, lang), kind=kind_name(t.kind, lang),
                             name=names[state.owner]))  # type: ignore[index]
     for s in range(state.seats):
         bits = [f"{names[s]}{marks[s] if s < len(marks) else ''}"]
@@ -364,7 +364,7 @@ def ui_press(state: game.State, seat: int, ui: dict[str, Any], arg: str,
         if combo is None:
             return ui, None, tr(lang, "cl.ui.picked_none", cards=_show(cards, lang))
         return ui, None, tr(lang, "cl.ui.picked", cards=_show(combo.cards, lang),
-                            kind=_kind(combo.kind, lang))
+                            kind=kind_name(combo.kind, lang))
     if head == "clear" and not rest:
         ui["s"] = []
         return ui, None, None
@@ -400,7 +400,7 @@ def event_text(event: dict[str, Any], names: list[str], lang: str) -> str | None
     if kind == "play":
         key = "cl.ev.out" if data.get("out") else "cl.ev.play"
         return tr_seat(lang, key, names, seat, cards=_c(data["cards"], lang),
-                  kind=_kind(data["kind"], lang), place=data.get("out"))
+                  kind=kind_name(data["kind"], lang), place=data.get("out"))
     if kind == "pass":
         return tr_seat(lang, "cl.ev.pass", names, seat)
     if kind == "trick":

@@ -138,7 +138,7 @@ def _c(codes: Any) -> str:
     return show(BY_CODE[c] for c in codes)
 
 
-def _kind(kind: str, lang: str, cards: int | None = None) -> str:
+def kind_name(kind: str, lang: str, cards: int | None = None) -> str:
     """A kind's name; a triple going out with fewer than two kickers is named as it is."""
     if kind == "triple_two" and cards is not None and cards < 5:
         return tr(lang, "rf.kind.triple" if cards == 3 else "rf.kind.triple_one")
@@ -188,7 +188,7 @@ def public_lines(state: game.State, names: list[str], lang: str, options: dict[s
         if cur is None:
             lines.append(tr(lang, "rf.table_empty", name=names[state.to_act]))  # type: ignore[index]
         else:
-            lines.append(tr(lang, "rf.table", cards=show(cur.cards), kind=_kind(cur.kind, lang, len(cur.cards)),
+            lines.append(tr(lang, "rf.table", cards=show(cur.cards), kind=kind_name(cur.kind, lang, len(cur.cards)),
                             name=names[state.table_seat]))  # type: ignore[index]
     for s in range(state.seats):
         bits = [f"{names[s]}{marks[s] if s < len(marks) else ''}"]
@@ -446,7 +446,7 @@ def ui_press(state: game.State, seat: int, ui: dict[str, Any], arg: str,
         key = game.interpret(mask, final=mask == state.hands[seat])
         if key is None:
             return ui, None, tr(lang, "rf.ui.picked_none", cards=show(cards))
-        what = _kind(key[0], lang, len(cards))
+        what = kind_name(key[0], lang, len(cards))
         reason = game.why_illegal(state, game.parse_action(game.play_code(mask)))
         if reason is not None:  # a combination, but not one that may go now
             return ui, None, tr(lang, "rf.ui.picked_refused", cards=show(cards), kind=what,
@@ -488,7 +488,7 @@ def event_text(event: dict[str, Any], names: list[str], lang: str) -> str | None
 
     if kind == "play":
         cards = _c(data["cards"])
-        what = _kind(data["kind"], lang, len(data["cards"]))
+        what = kind_name(data["kind"], lang, len(data["cards"]))
         if data.get("left") == 0:
             return tr_seat(lang, "rf.ev.out", names, seat, cards=cards, kind=what)
         if data["kind"] == "bomb":

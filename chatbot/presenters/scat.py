@@ -146,7 +146,7 @@ def rules(lang: str) -> str:
     return tr(lang, "scat.rules")
 
 
-def _lives(state: game.State, seat: int, lang: str) -> str:
+def lives_text(state: game.State, seat: int, lang: str) -> str:
     if state.out[seat]:
         return tr(lang, "scat.out")
     if state.lives[seat] == 0:
@@ -166,7 +166,7 @@ def public_lines(state: game.State, names: list[str], lang: str, options: dict[s
         key = "scat.table" if state.stock else "scat.table_empty"
         lines.append(tr(lang, key, top=state.discard[-1].symbol, n=len(state.stock)))
     for s in range(state.seats):
-        bits = [f"{names[s]}{marks[s]}", _lives(state, s, lang)]
+        bits = [f"{names[s]}{marks[s]}", lives_text(state, s, lang)]
         if state.reentered[s]:
             bits.append(tr(lang, "scat.reentered"))
         if not state.out[s] and playing:

@@ -18,7 +18,7 @@ from datetime import datetime
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Insert, insert
+from sqlalchemy import Insert, insert, text
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, Engine
@@ -33,6 +33,11 @@ if TYPE_CHECKING:
     from .cpu import Decisions
 
 _QUEUED = "stammtisch_queued"  # Session.info key: rows to insert before commit, per model
+_TOUCHED = "stammtisch_touched"  # Session.info key: ids of the tables the input changed
+# Told to every process on PostgreSQL when (and only if) the transaction commits: the live
+# pages of the Mini App (chatbot/webapp/live.py) listen on this channel.
+_NOTIFY = text("SELECT pg_notify('stammtisch_tables', :ids)")
+_NOTIFY_IDS = 500  # table ids per notification (a payload stays far below 8000 bytes)
 
 
 @dataclass
@@ -50,6 +55,7 @@ class Ctx:
 
     def touch(self, table: GameTable) -> None:
         self.touched[table.id] = table  # type: ignore[index]
+        self.session.info.setdefault(_TOUCHED, set()).add(table.id)
 
     def coalesce_views(self, model: type[SQLModel]) -> None:
         """Of the queued rows of ``model`` (the outbox) keep, per chat and slot, only the
@@ -71,13 +77,18 @@ class Ctx:
 def _write_queued(session: Session) -> None:
     """Insert the queued rows: a Core ``INSERT`` per table on the session's connection with
     all its rows (executemany; SQLAlchemy's compiled cache keeps the statement), after the
-    ORM's own changes are flushed."""
+    ORM's own changes are flushed; on PostgreSQL then notify the changed tables."""
     queued = session.info.pop(_QUEUED, None)
-    if not queued:
-        return
-    conn = session.connection()
-    for model, rows in queued.items():
-        conn.execute(_insert(model), rows)
+    touched = session.info.pop(_TOUCHED, None)
+    if queued:
+        conn = session.connection()
+        for model, rows in queued.items():
+            conn.execute(_insert(model), rows)
+    if touched and session.get_bind().dialect.name == "postgresql":
+        ids = sorted(touched)
+        conn = session.connection()
+        for i in range(0, len(ids), _NOTIFY_IDS):
+            conn.execute(_NOTIFY, {"ids": ",".join(map(str, ids[i:i + _NOTIFY_IDS]))})
 
 
 @cache

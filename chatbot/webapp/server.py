@@ -1,72 +1,66 @@
-"""The Mini App's HTTP API (aiohttp): a seat's view of a table, and a move.
+"""The Mini App's HTTP side (aiohttp): the page, a person's view of a table, what a selection
+would play, a move, and the live views (server-sent events). See docs/webapp-api.md.
 
-Every request carries Telegram's ``initData`` (header ``X-Telegram-Init-Data``, or the
-``initData`` query parameter for a first load); the user is taken only from it (401 when it is
-forged or too old). Mounted at ``/webapp`` on the webhook server in webhook mode, and on its own
-port when ``WEBAPP_PORT`` is set (any mode). ``GET /webapp/api/table?t=<id>`` gives the view of the user's seat at that
-table (their newest open table without ``t``); somebody not seated there gets the public view
-only. ``POST /webapp/api/move`` with ``{"table", "version", "code", "key"}`` goes through the
-same service call as a button press (version check, locking, the key counted once), so a double
-tap plays once.
+Every API request carries Telegram's ``initData`` (header ``X-Telegram-Init-Data``, or the
+``initData`` query parameter where a header can't be set); the user is taken only from it (401
+when it is forged or too old). Somebody not seated at the table gets the public view only.
+A move goes through the same service call as a button press (version check, locking, the key
+counted once), so a double tap plays once. Mounted at ``/webapp`` on the webhook server in
+webhook mode, and on its own port when ``WEBAPP_PORT`` is set (any mode).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
-from sqlmodel import Session, col, select
-
-from engine import GAMES
-from storage.models import GameTable, Player, Seat
 
 from ..buttons import encode
 from ..service import ChatRef, Service, UserRef
 from .initdata import MAX_AGE, InvalidInitData, WebAppUser, validate
-from .snapshot import snapshot
+from .live import Hub, Listener
+from .view import PLATFORM, Loaded, describe, load, render
 
-PLATFORM = "telegram"
 API = "/webapp/api/"
 STATIC = Path(__file__).with_name("static")  # the page: plain modules, no build step
-_NO_STORE = {"Cache-Control": "no-cache"}
+KEEPALIVE = 15.0  # seconds between two comment lines of an idle event stream
+_NO_CACHE = {"Cache-Control": "no-cache"}
 _USER = web.RequestKey("webapp_user", WebAppUser)  # the request's validated user
+HUB = web.AppKey("webapp_hub", Hub)
 
 
-def _seat_and_table(service: Service, user_id: int, table_id: int | None
-                    ) -> tuple[GameTable | None, int | None]:
-    """The table asked for (else the user's newest open one) and the user's seat there."""
-    with Session(service.engine) as session:
-        player = session.exec(select(Player).where(Player.platform == PLATFORM,
-                                                   Player.external_id == str(user_id))).first()
-        if table_id is None and player is not None:
-            table_id = session.exec(
-                select(GameTable.id).join(Seat, col(Seat.table_id) == GameTable.id)
-                .where(Seat.player_id == player.id,
-                       col(GameTable.fsm_state).not_in(("finished", "abandoned")))
-                .order_by(col(GameTable.id).desc())).first()
-        table = session.get(GameTable, table_id) if table_id is not None else None
-        if table is None:
-            return None, None
-        seat = session.exec(select(Seat.seat_no).where(
-            Seat.table_id == table.id, Seat.player_id == player.id)).first() \
-            if player is not None else None
-        session.expunge(table)
-        return table, seat
+def _table_param(request: web.Request, user: WebAppUser) -> int | None:
+    """The table asked for: ``t`` in the query, else the start parameter ``t<id>``."""
+    asked = request.query.get("t") or (user.start_param or "").removeprefix("t") or None
+    if asked is None:
+        return None
+    if not (asked.isascii() and asked.isdigit() and len(asked) < 10):
+        raise web.HTTPBadRequest(text="t: a table number")
+    return int(asked)
 
 
-def _view(table: GameTable, seat: int | None) -> dict[str, Any]:
-    state = GAMES[table.game].from_json(table.state_json) if table.state_json else None
-    out: dict[str, Any] = {"table": table.id, "version": table.version, "game": table.game,
-                           "state": table.fsm_state, "seat": seat}
-    if state is not None:
-        out["view"] = snapshot(table.game, state, seat)
-    return out
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE) -> web.Application:
+    hub = Hub()
+    service.listeners.append(lambda changes: hub.changed(c.table_id for c in changes))
+    listener = Listener(service.engine, hub)
+    default_language = service.settings.default_language
+
+    def read(user: WebAppUser, table_id: int | None) -> Loaded | None:
+        with service.tx.read() as session:
+            return load(session, user.id, user.language_code, table_id, default_language)
+
+    def view_of(user: WebAppUser, table_id: int | None) -> dict[str, Any] | None:
+        loaded = read(user, table_id)
+        return None if loaded is None else render(loaded)
+
     @web.middleware
     async def authenticate(request: web.Request, handler: Any) -> web.StreamResponse:
         if not request.path.startswith(API):  # the page itself: no secrets in it
@@ -79,20 +73,42 @@ def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE) -> web.
         return await handler(request)
 
     async def table(request: web.Request) -> web.Response:
-        user: WebAppUser = request[_USER]
-        asked = request.query.get("t") or (user.start_param or "").removeprefix("t") or None
-        if asked is not None and not (asked.isascii() and asked.isdigit() and len(asked) < 10):
-            raise web.HTTPBadRequest(text="t: a table number")
-        found, seat = await asyncio.to_thread(_seat_and_table, service, user.id,
-                                              int(asked) if asked else None)
-        if found is None:
+        user = request[_USER]
+        view = await asyncio.to_thread(view_of, user, _table_param(request, user))
+        if view is None:
             raise web.HTTPNotFound(text="no table")
-        return web.json_response(_view(found, seat))
+        return web.json_response(view, dumps=_dumps)
 
-    async def move(request: web.Request) -> web.Response:
-        user: WebAppUser = request[_USER]
+    async def _body(request: web.Request) -> dict[str, Any]:
         try:
             body = await request.json()
+        except ValueError:
+            raise web.HTTPBadRequest(text="JSON") from None
+        if not isinstance(body, dict):
+            raise web.HTTPBadRequest(text="JSON object")
+        return body
+
+    async def select(request: web.Request) -> web.Response:
+        user = request[_USER]
+        body = await _body(request)
+        try:
+            table_id, version = int(body["table"]), int(body["version"])
+        except (ValueError, KeyError, TypeError):
+            raise web.HTTPBadRequest(text="table, version, cards") from None
+        loaded = await asyncio.to_thread(read, user, table_id)
+        if loaded is None:
+            raise web.HTTPNotFound(text="no table")
+        if loaded.table.version != version:
+            raise web.HTTPConflict(text="stale")
+        answer = await asyncio.to_thread(describe, loaded, body.get("cards"))
+        if answer is None:
+            raise web.HTTPBadRequest(text="cards: a list of card codes")
+        return web.json_response(answer, dumps=_dumps)
+
+    async def move(request: web.Request) -> web.Response:
+        user = request[_USER]
+        body = await _body(request)
+        try:
             table_id, version = int(body["table"]), int(body["version"])
             code, key = str(body["code"]), str(body.get("key") or "")
         except (ValueError, KeyError, TypeError):
@@ -108,26 +124,64 @@ def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE) -> web.
         outcome = await asyncio.to_thread(
             service.press, chat, person, data,
             f"webapp:{user.id}:{key}" if key else None)
-        found, seat = await asyncio.to_thread(_seat_and_table, service, user.id, table_id)
-        body_out: dict[str, Any] = {"ok": outcome.ok, "answer": outcome.text}
-        if found is not None:
-            body_out.update(_view(found, seat))
-        return web.json_response(body_out, status=200 if outcome.ok else 409)
+        view = await asyncio.to_thread(view_of, user, table_id)
+        out: dict[str, Any] = {"ok": outcome.ok, "answer": outcome.text or ""}
+        out.update(view or {})
+        return web.json_response(out, status=200 if outcome.ok else 409, dumps=_dumps)
+
+    async def events(request: web.Request) -> web.StreamResponse:
+        """The view at once, then after every change of the table (server-sent events)."""
+        user = request[_USER]
+        first = await asyncio.to_thread(view_of, user, _table_param(request, user))
+        if first is None:
+            raise web.HTTPNotFound(text="no table")
+        table_id = first["table"]
+        response = web.StreamResponse(headers={
+            "Content-Type": "text/event-stream", "Cache-Control": "no-cache",
+            "X-Accel-Buffering": "no"})
+        await response.prepare(request)
+        sent = None
+        with hub.watch(table_id) as changed:
+            view: dict[str, Any] | None = first
+            while view is not None:
+                text = _dumps(view)
+                if text != sent:
+                    await response.write(f"event: view\ndata: {text}\n\n".encode())
+                    sent = text
+                try:
+                    await asyncio.wait_for(changed.wait(), KEEPALIVE)
+                except TimeoutError:
+                    await response.write(b": keep-alive\n\n")
+                    continue
+                changed.clear()
+                view = await asyncio.to_thread(view_of, user, table_id)
+        return response
 
     async def index(request: web.Request) -> web.FileResponse:
-        return web.FileResponse(STATIC / "index.html", headers=_NO_STORE)
+        return web.FileResponse(STATIC / "index.html", headers=_NO_CACHE)
+
+    async def on_startup(app: web.Application) -> None:
+        await asyncio.to_thread(listener.start)
+
+    async def on_cleanup(app: web.Application) -> None:
+        await asyncio.to_thread(listener.stop)
 
     app = web.Application(middlewares=[authenticate])
+    app[HUB] = hub
     app.router.add_get("/api/table", table)
+    app.router.add_post("/api/select", select)
     app.router.add_post("/api/move", move)
+    app.router.add_get("/api/events", events)
     app.router.add_get("/", index)
     app.router.add_static("/static", STATIC)
+    app.on_startup.append(on_startup)
+    app.on_cleanup.append(on_cleanup)
     return app
 
 
 def mounted(service: Service, bot_token: str, max_age: float = MAX_AGE) -> web.Application:
-    """An application with the API under ``/webapp`` (its own server, or a sub-application
-    of the webhook server)."""
+    """An application with the page and the API under ``/webapp`` (its own server, or a
+    sub-application of the webhook server)."""
     root = web.Application()
     root.add_subapp("/webapp", make_app(service, bot_token, max_age))
     return root

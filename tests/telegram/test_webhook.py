@@ -181,7 +181,7 @@ def test_the_mini_app_api_is_served_by_the_bot(fake, start_bot, sqlite_url, mode
 
     status, table = fake.wait_for(lambda: (r := _get_table(port, init(4343)))[0] == 200 and r,
                                   WAIT, message="the API")
-    assert table["table"] == table_id and table["seat"] == 0 and table["view"]["hand"]
+    assert table["table"] == table_id and table["seat"] == 0 and table["hand"]
     assert _get_table(port, init(4343, "999:OTHER"))[0] == 401
     status, other = _get_table(port, init(77))
     assert status == 404  # (not seated anywhere, no table asked for)

@@ -1,0 +1,81 @@
+// The page's side of docs/webapp-api.md: every request signed with Telegram's initData.
+// Paths are relative to the page (/webapp/), so the app works wherever it is mounted.
+
+export class ApiError extends Error {
+  constructor(status, text) {
+    super(text || `HTTP ${status}`);
+    this.status = status;
+  }
+}
+
+export function makeApi(initData) {
+  const headers = { "X-Telegram-Init-Data": initData };
+
+  async function call(method, path, body) {
+    const init = { method, headers: { ...headers }, cache: "no-store" };
+    if (body !== undefined) {
+      init.headers["Content-Type"] = "application/json";
+      init.body = JSON.stringify(body);
+    }
+    const resp = await fetch(path, init);
+    const type = resp.headers.get("Content-Type") || "";
+    const data = type.includes("json") ? await resp.json() : await resp.text();
+    return { status: resp.status, data };
+  }
+
+  return {
+    /** GET the view; throws ApiError on anything but 200. */
+    async table(tableId) {
+      const q = tableId ? `?t=${encodeURIComponent(tableId)}` : "";
+      const { status, data } = await call("GET", `api/table${q}`);
+      if (status !== 200) throw new ApiError(status, typeof data === "string" ? data : "");
+      return data;
+    },
+    /** What the selected cards are: {text, move}. */
+    async select(table, version, cards) {
+      const { status, data } = await call("POST", "api/select", { table, version, cards });
+      if (status !== 200 || typeof data !== "object") throw new ApiError(status, String(data));
+      return data;
+    },
+    /** Play a move: {status, data} (200 ok, 409 refused with the fresh view). */
+    async move(table, version, code, key) {
+      const out = await call("POST", "api/move", { table, version, code, key });
+      if (typeof out.data !== "object") throw new ApiError(out.status, out.data);
+      return out;
+    },
+    /** Live views over SSE, reopened with a growing delay when the connection drops. */
+    events(tableId, onView, onOnline) {
+      let source = null;
+      let delay = 1000;
+      let timer = null;
+      let stopped = false;
+      const open = () => {
+        const url = `api/events?t=${encodeURIComponent(tableId)}` +
+          `&initData=${encodeURIComponent(initData)}`;
+        source = new EventSource(url);
+        source.addEventListener("open", () => { delay = 1000; onOnline(true); });
+        source.addEventListener("view", (e) => {
+          delay = 1000;
+          onOnline(true);
+          try { onView(JSON.parse(e.data)); } catch (err) { console.error(err); }
+        });
+        source.addEventListener("error", () => {
+          source.close();
+          onOnline(false);
+          if (stopped) return;
+          timer = setTimeout(open, delay);
+          delay = Math.min(delay * 2, 30000);
+        });
+      };
+      open();
+      return () => { stopped = true; clearTimeout(timer); if (source) source.close(); };
+    },
+  };
+}
+
+/** A fresh idempotency key for one intended move. */
+export function newKey() {
+  const bytes = new Uint8Array(12);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}

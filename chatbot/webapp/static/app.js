@@ -1,0 +1,413 @@
+// The visual table: draws the server's view (docs/webapp-api.md), asks the server what a
+// selection of cards is, and plays moves. No rules and (almost) no texts of its own.
+
+import { ApiError, makeApi, newKey } from "./api.js";
+import { back, face, label } from "./cards.js";
+
+const tg = (window.Telegram && window.Telegram.WebApp) || null;
+const inTelegram = !!tg && tg.platform !== "unknown";
+const $ = (id) => document.getElementById(id);
+
+const S = {
+  view: null, // the last view drawn
+  selected: [], // card codes, in tapping order
+  sel: null, // {text, move} of the selection, from /api/select
+  selSeq: 0, // answers of older /api/select calls are dropped
+  pending: null, // {table, version, code, key}: a press to retry with the same key
+  busy: false,
+  online: true,
+  stopEvents: null,
+};
+
+// ------------------------------------------------------------------ start
+
+const lang = ((tg && tg.initDataUnsafe && tg.initDataUnsafe.user &&
+  tg.initDataUnsafe.user.language_code) || navigator.language || "de").slice(0, 2);
+const FALLBACK = lang === "de"
+  ? { auth: "Anmeldung ungültig – bitte die Tafel aus Telegram neu öffnen.",
+      none: "Kein offener Tisch.", error: "Fehler", play: "Spielen", offline: "offline",
+      log: "Verlauf" }
+  : { auth: "Sign-in not valid – please open the table again from Telegram.",
+      none: "No open table.", error: "Error", play: "Play", offline: "offline", log: "Log" };
+
+function tableIdFromUrl() {
+  const t = new URLSearchParams(location.search).get("t");
+  if (t && /^\d+$/.test(t)) return t;
+  const start = tg && tg.initDataUnsafe && tg.initDataUnsafe.start_param;
+  if (start && /^t\d+$/.test(start)) return start.slice(1);
+  return null;
+}
+
+const api = makeApi((tg && tg.initData) || "");
+
+function applyTheme() {
+  let scheme = tg && tg.colorScheme;
+  if (!inTelegram && window.matchMedia) {
+    scheme = matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
+  }
+  document.documentElement.dataset.scheme = scheme || "light";
+}
+
+function haptic(kind, arg) {
+  if (!inTelegram || !tg.HapticFeedback || !tg.isVersionAtLeast("6.1")) return;
+  try {
+    if (kind === "select") tg.HapticFeedback.selectionChanged();
+    else tg.HapticFeedback.notificationOccurred(arg);
+  } catch (e) { /* an old client */ }
+}
+
+async function start() {
+  applyTheme();
+  if (tg) {
+    tg.onEvent("themeChanged", applyTheme);
+    tg.ready();
+    tg.expand();
+    if (inTelegram) {
+      tg.MainButton.onClick(onPlay);
+      if (tg.isVersionAtLeast("6.1")) tg.BackButton.onClick(onBack);
+    }
+  }
+  document.addEventListener("click", onClick);
+  $("play").addEventListener("click", onPlay);
+  window.addEventListener("resize", layoutHand);
+  setInterval(tick, 1000);
+  let view;
+  try {
+    view = await api.table(tableIdFromUrl());
+  } catch (err) {
+    showError(err);
+    return;
+  }
+  applyView(view);
+  S.stopEvents = api.events(String(view.table), applyView, setOnline);
+}
+
+function showError(err) {
+  const status = err instanceof ApiError ? err.status : 0;
+  const text = status === 401 ? FALLBACK.auth : status === 404 ? FALLBACK.none
+    : `${FALLBACK.error} ${status || ""}`.trim();
+  $("app").classList.add("failed");
+  $("app").setAttribute("aria-busy", "false");
+  $("error").hidden = false;
+  $("error").textContent = text;
+  if (inTelegram) tg.MainButton.hide();
+}
+
+// ------------------------------------------------------------------ views
+
+function normalize(v) {
+  // Defaults for every field of the contract (and a guard against an older server).
+  const out = { players: [], turn: null, middle: {}, hand: [], selectable: [], moves: [],
+    lines: [], result: null, over: false, texts: {}, ...v };
+  if (v.view && !v.players) out.hand = v.view.hand || [];
+  out.middle = out.middle || {};
+  out.texts = out.texts || {};
+  return out;
+}
+
+function applyView(raw) {
+  const v = normalize(raw);
+  const old = S.view;
+  if (old && old.table === v.table && v.version < old.version) return; // a late event
+  if (!old || old.table !== v.table || old.version !== v.version) {
+    S.selected = [];
+    S.sel = null;
+    S.selSeq++;
+    S.pending = null;
+  } else {
+    const can = new Set(v.selectable);
+    S.selected = S.selected.filter((c) => can.has(c));
+  }
+  S.view = v;
+  render();
+}
+
+function setOnline(online) {
+  if (S.online === online) return;
+  S.online = online;
+  const el = $("offline");
+  el.hidden = online;
+  el.textContent = (S.view && S.view.texts.offline) || FALLBACK.offline;
+}
+
+const esc = (s) => String(s ?? "").replace(/[&<>"']/g,
+  (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+
+function cardButton(code, zone, v) {
+  const can = v.selectable.includes(code);
+  const on = S.selected.includes(code);
+  return `<button type="button" class="card${can ? " can" : " dim"}${on ? " on" : ""}" ` +
+    `data-code="${esc(code)}" data-zone="${zone}" aria-pressed="${on}" ` +
+    `aria-disabled="${!can}" title="${esc(label(code))}">${face(code)}</button>`;
+}
+
+function playerHtml(p, v) {
+  const turn = v.turn && v.turn.seat === p.seat && !v.over;
+  const cls = ["player", turn ? "turn" : "", p.out ? "out" : "", p.away ? "away" : "",
+    p.you ? "you" : "", p.cpu ? "cpu" : ""].filter(Boolean).join(" ");
+  const marks = (p.cpu && !/🤖/.test(p.name) ? "🤖" : "") + (p.away ? "💤" : "") +
+    (p.out ? "✖" : "");
+  const count = p.cards === null || p.cards === undefined ? ""
+    : `<span class="count">${back()}<b>${p.cards}</b></span>`;
+  const clock = turn && v.turn.deadline
+    ? `<span class="clock" data-deadline="${v.turn.deadline}"></span>` : "";
+  return `<div class="${cls}" data-seat="${p.seat}">` +
+    `<div class="pname">${marks ? `<span class="marks">${marks}</span>` : ""}` +
+    `${esc(p.name)}</div>` +
+    `<div class="pinfo">${count}<span class="score">${esc(p.score ?? "")}</span>${clock}</div>` +
+    `</div>`;
+}
+
+function render() {
+  const v = S.view;
+  const t = v.texts;
+  const app = $("app");
+  app.setAttribute("aria-busy", "false");
+  app.dataset.game = v.game || "";
+  app.classList.toggle("over", !!v.over);
+  app.classList.toggle("spectator", v.seat === null || v.seat === undefined);
+  document.title = v.title || "Stammtisch";
+  $("title").textContent = v.title || "Stammtisch";
+
+  // status line: whose turn
+  let status = "";
+  if (!v.over && v.turn) status = v.turn.yours ? (t.your_turn || "") : (t.waiting || "");
+  $("status").textContent = status;
+  $("status").classList.toggle("yours", !!(v.turn && v.turn.yours && !v.over));
+
+  // the players around the table: the others in seat order after me, me at the bottom
+  const players = v.players.slice();
+  const mine = players.find((p) => p.you);
+  const n = players.length;
+  const from = mine ? mine.seat : -1;
+  const others = players.filter((p) => !p.you)
+    .sort((a, b) => ((a.seat - from + n) % n) - ((b.seat - from + n) % n));
+  $("opponents").innerHTML = others.map((p) => playerHtml(p, v)).join("");
+  $("opponents").dataset.n = String(others.length);
+  $("me").innerHTML = mine ? playerHtml(mine, v) : "";
+
+  // the middle
+  const m = v.middle;
+  $("middle-label").textContent = m.label || "";
+  let cards = (m.cards || []).map((c) => cardButton(c, "middle", v)).join("");
+  if (m.stack !== null && m.stack !== undefined) {
+    cards = `<div class="stack" title="${esc(m.stack)}">${back()}<b>${esc(m.stack)}</b></div>` +
+      cards;
+  }
+  $("middle-cards").innerHTML = cards;
+  $("middle-text").textContent = m.text || "";
+
+  // the result
+  const res = $("result");
+  res.hidden = v.result === null || v.result === undefined || v.result === "";
+  if (!res.hidden) res.innerHTML = resultHtml(v.result);
+
+  // the moves without cards
+  $("moves").innerHTML = v.moves.map((mv) =>
+    `<button type="button" class="move" data-move="${esc(mv.code)}">${esc(mv.label)}</button>`)
+    .join("");
+
+  // my hand
+  $("hand").innerHTML = v.hand.map((c) => cardButton(c, "hand", v)).join("");
+  $("hand").classList.toggle("empty", v.hand.length === 0);
+  layoutHand();
+
+  // the log
+  $("log").querySelector("summary").textContent = t.log || FALLBACK.log;
+  $("log").querySelector("pre").textContent = (v.lines || []).join("\n");
+  $("log").hidden = !(v.lines && v.lines.length);
+
+  if (!S.online) $("offline").textContent = t.offline || FALLBACK.offline;
+  tick();
+  updateControls();
+}
+
+function resultHtml(r) {
+  if (typeof r === "string") return `<p>${esc(r)}</p>`;
+  if (Array.isArray(r)) return r.map((x) => `<p>${esc(typeof x === "string" ? x : JSON.stringify(x))}</p>`).join("");
+  if (r && typeof r === "object") {
+    const lines = r.lines || (r.text ? [r.text] : null);
+    if (lines) return lines.map((x) => `<p>${esc(x)}</p>`).join("");
+    return `<p>${esc(JSON.stringify(r))}</p>`;
+  }
+  return `<p>${esc(r)}</p>`;
+}
+
+/** Spread the hand on a wide screen, overlap it like a fan on a narrow one. */
+function layoutHand() {
+  const hand = $("hand");
+  const cards = Array.from(hand.children);
+  if (!cards.length) return;
+  const width = hand.clientWidth;
+  const w = cards[0].offsetWidth || 60;
+  const n = cards.length;
+  const step = n > 1 ? Math.min(w + 6, (width - w - 4) / (n - 1)) : 0;
+  const total = w + step * (n - 1);
+  const left = Math.max(0, (width - total) / 2);
+  hand.classList.toggle("fan", step < w);
+  const mid = (n - 1) / 2;
+  cards.forEach((el, i) => {
+    el.style.left = `${Math.round(left + i * step)}px`;
+    el.style.zIndex = String(i + 1);
+    // a gentle arc when the cards overlap
+    el.style.setProperty("--arc", step < w ? `${Math.round(((i - mid) ** 2) * 0.9 / Math.max(1, n / 8))}px` : "0px");
+  });
+}
+
+function tick() {
+  const now = Date.now() / 1000;
+  for (const el of document.querySelectorAll(".clock")) {
+    const left = Math.max(0, Math.ceil(Number(el.dataset.deadline) - now));
+    el.textContent = `⏱ ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+    el.classList.toggle("urgent", left <= 10);
+  }
+}
+
+// ------------------------------------------------------------------ selection and moves
+
+function onClick(e) {
+  const card = e.target.closest(".card[data-zone]");
+  if (card) return toggle(card.dataset.code, card.dataset.zone);
+  const mv = e.target.closest("button.move[data-move]");
+  if (mv) return play(mv.dataset.move);
+  return undefined;
+}
+
+function toggle(code, zone) {
+  const v = S.view;
+  if (!v || !v.selectable.includes(code) || S.busy) return;
+  haptic("select");
+  if (S.selected.includes(code)) {
+    S.selected = S.selected.filter((c) => c !== code);
+  } else {
+    if (v.game === "schwimmen") { // one hand card and one middle card: a tap replaces
+      const zoneOf = (c) => (v.hand.includes(c) ? "hand" : "middle");
+      S.selected = S.selected.filter((c) => zoneOf(c) !== zone);
+    }
+    S.selected.push(code);
+  }
+  for (const el of document.querySelectorAll(".card[data-zone]")) {
+    const on = S.selected.includes(el.dataset.code);
+    el.classList.toggle("on", on);
+    el.setAttribute("aria-pressed", String(on));
+  }
+  askSelection();
+}
+
+async function askSelection() {
+  const seq = ++S.selSeq;
+  S.sel = null;
+  updateControls();
+  if (!S.selected.length) return;
+  const v = S.view;
+  try {
+    const answer = await api.select(v.table, v.version, S.selected.slice());
+    if (seq !== S.selSeq) return;
+    S.sel = { text: answer.text || "", move: answer.move || null };
+  } catch (err) {
+    if (seq !== S.selSeq) return;
+    S.sel = { text: "", move: null };
+  }
+  updateControls();
+}
+
+function onBack() {
+  if (S.selected.length) {
+    S.selected = [];
+    for (const el of document.querySelectorAll(".card.on")) {
+      el.classList.remove("on");
+      el.setAttribute("aria-pressed", "false");
+    }
+    askSelection();
+  } else if (tg) {
+    tg.close();
+  }
+}
+
+function onPlay() {
+  if (S.sel && S.sel.move) play(S.sel.move.code);
+}
+
+function updateControls() {
+  const v = S.view;
+  if (!v) return;
+  const t = v.texts;
+  const move = S.sel && S.sel.move;
+  const any = S.selected.length > 0;
+  const can = v.selectable.length > 0 && !v.over;
+  let text = "";
+  if (any) text = S.sel ? S.sel.text : "…";
+  else if (can && v.turn && v.turn.yours) text = t.select || "";
+  $("seltext").textContent = text;
+  $("seltext").classList.toggle("bad", any && !!S.sel && !move);
+  const label = move ? move.label : (t.play || FALLBACK.play);
+  const show = any || (can && !!(v.turn && v.turn.yours));
+  const enabled = !!move && !S.busy;
+  if (inTelegram) {
+    const mb = tg.MainButton;
+    if (show) {
+      mb.setText(label);
+      const p = tg.themeParams || {};
+      if (enabled) {
+        mb.enable();
+        if (p.button_color) mb.setParams({ color: p.button_color, text_color: p.button_text_color });
+      } else {
+        mb.disable();
+        if (p.hint_color) mb.setParams({ color: p.hint_color, text_color: p.bg_color || "#ffffff" });
+      }
+      mb.show();
+    } else {
+      mb.hide();
+    }
+    if (tg.isVersionAtLeast("6.1")) {
+      if (any) tg.BackButton.show(); else tg.BackButton.hide();
+    }
+  } else {
+    const b = $("play");
+    b.hidden = !show;
+    b.disabled = !enabled;
+    b.textContent = label;
+  }
+  for (const b of document.querySelectorAll("button.move")) b.disabled = S.busy;
+}
+
+async function play(code) {
+  const v = S.view;
+  if (!v || S.busy) return;
+  let p = S.pending;
+  if (!p || p.table !== v.table || p.version !== v.version || p.code !== code) {
+    p = S.pending = { table: v.table, version: v.version, code, key: newKey() };
+  }
+  S.busy = true;
+  updateControls();
+  try {
+    const { data } = await api.move(p.table, p.version, p.code, p.key);
+    S.pending = null;
+    if (data.ok) haptic("note", "success");
+    else {
+      haptic("note", "error");
+      toast(data.answer || FALLBACK.error);
+    }
+    S.busy = false;
+    if (data.table !== undefined && data.version !== undefined) applyView(data);
+  } catch (err) {
+    // no answer (the network): S.pending stays, so pressing again sends the same key
+    toast(err instanceof ApiError ? `${FALLBACK.error} ${err.status}`
+      : (v.texts.offline || FALLBACK.offline));
+    haptic("note", "error");
+  } finally {
+    S.busy = false;
+    updateControls();
+  }
+}
+
+let toastTimer = null;
+function toast(text) {
+  const el = $("toast");
+  el.textContent = text;
+  el.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { el.hidden = true; }, 3500);
+}
+
+start();

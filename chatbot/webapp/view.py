@@ -1,0 +1,242 @@
+"""The page's view of a table for one person, and what a selection of cards would play.
+
+Drawn in one read transaction from the committed table — the same state, texts and legality
+the chat views use (``chatbot.views.render_private``, the presenters, the engine) — so the
+chat and the page never disagree. See docs/webapp-api.md for the JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+import fsm
+from engine import GAMES
+from engine.cards import BY_CODE, Card, show
+from storage.models import GameTable, Player, Seat
+
+from .. import buttons
+from ..i18n import N_, engine_reason, pick_language, register, tr
+from ..presenters import presenter
+from ..service import play, store
+from ..views import render_private
+from .boards import BOARDS, codes
+
+PLATFORM = "telegram"
+MAX_SELECTED = 20  # more cards than any hand holds: refused before the engine sees them
+# chat buttons the page shows as its own (the rest: card moves by selection, the chat's
+# two-step menus, the move log, resigning — those stay in the chat)
+PAGE_CODES = frozenset({"pass", "knock", "all", "draw", "take", "deal", "next", "again",
+                        "back", "skip", "skip.again"})
+
+register({
+    "wa.play": N_("Play"),
+    "wa.clear": N_("Clear"),
+    "wa.your_turn": N_("Your turn"),
+    "wa.waiting": N_("Waiting for {name}"),
+    "wa.select": N_("Tap cards to choose a move"),
+    "wa.offline": N_("Connection lost – reconnecting …"),
+    "wa.hand": N_("Your cards"),
+    "wa.log": N_("Table and moves"),
+    "wa.not_seated": N_("You are watching: you have no seat at this table."),
+    "wa.no_table": N_("No table found. Start a game in the chat first."),
+    "wa.beats": N_("{play} – beats the table"),
+    "wa.leads": N_("{play} – leads"),
+    "wa.ok": N_("{play}"),
+    "wa.refused": N_("{play} – {reason}"),
+    "wa.no_combo": N_("No combination"),
+    "wa.not_your_turn": N_("It is not your turn."),
+    "wa.you": N_("you"),
+    "wa.cpu": N_("CPU"),
+    "wa.away": N_("away"),
+    "wa.out": N_("out"),
+    "wa.error": N_("This table could not be opened here."),
+})
+_PAGE_TEXTS = ("play", "clear", "your_turn", "select", "offline", "hand", "log", "not_seated",
+               "no_table", "you", "cpu", "away", "out", "error")
+
+
+@dataclass
+class Loaded:
+    """A table as one person sees it, read in one transaction."""
+
+    table: GameTable
+    seats: list[Seat]
+    seat: Seat | None
+    lang: str
+    where: str | None
+
+    @property
+    def state(self) -> Any:
+        return GAMES[self.table.game].from_json(self.table.state_json) \
+            if self.table.state_json else None
+
+
+def _person(session: Session, user_id: int) -> Player | None:
+    return session.exec(select(Player).where(Player.platform == PLATFORM,
+                                             Player.external_id == str(user_id))).first()
+
+
+def newest_table(session: Session, player: Player | None) -> int | None:
+    """The person's newest open table (none asked for)."""
+    if player is None:
+        return None
+    return session.exec(
+        select(GameTable.id).join(Seat, col(Seat.table_id) == GameTable.id)
+        .where(Seat.player_id == player.id,
+               col(GameTable.fsm_state).not_in((fsm.FINISHED, fsm.ABANDONED)))
+        .order_by(col(GameTable.id).desc())).first()
+
+
+def load(session: Session, user_id: int, user_lang: str | None, table_id: int | None,
+         default_language: str) -> Loaded | None:
+    """The table asked for (else the person's newest open one), their seat there (``None``
+    for somebody not seated) and their language: the private chat's choice, else their own."""
+    player = _person(session, user_id)
+    if table_id is None:
+        table_id = newest_table(session, player)
+    table = store.get_table(session, table_id)
+    if table is None:
+        return None
+    seats = store.seats(session, table)
+    seat = store.seat_of(seats, player) if player is not None else None
+    chosen = store.chat_language(session, PLATFORM, player.private_chat_id) \
+        if player is not None and player.private_chat_id else None
+    lang = pick_language(chosen, (player.language if player else None) or user_lang,
+                         default_language)
+    chat = store.get_chat(session, table.chat_id)
+    where = chat.title if chat is not None and not table.is_private else None
+    return Loaded(table, seats, seat, lang, where or None)
+
+
+def _deadline(table: GameTable, seat: Seat | None) -> float | None:
+    """The end of the turn clock of a person on turn, in Unix seconds."""
+    if not table.turn_timeout or table.next_deadline is None or seat is None or seat.is_cpu:
+        return None
+    return table.next_deadline.replace(tzinfo=UTC).timestamp()
+
+
+def _moves(rows: list[list[tuple[str, str]]]) -> list[dict[str, str]]:
+    out = []
+    for row in rows:
+        for label, data in row:
+            try:
+                code = buttons.decode(data).code
+            except buttons.BadButton:
+                continue
+            if code in PAGE_CODES:
+                out.append({"code": code, "label": label})
+    return out
+
+
+def render(loaded: Loaded) -> dict[str, Any]:
+    """The view (docs/webapp-api.md) of a loaded table."""
+    table, seats, seat, lang = loaded.table, loaded.seats, loaded.seat, loaded.lang
+    p = presenter(table.game)
+    texts = {k: tr(lang, f"wa.{k}") for k in _PAGE_TEXTS}
+    out: dict[str, Any] = {
+        "table": table.id, "version": table.version, "game": table.game,
+        "state": table.fsm_state, "seat": seat.seat_no if seat is not None else None,
+        "lang": lang, "title": p.name(lang) + (f" · {loaded.where}" if loaded.where else ""),
+        "players": [], "turn": {"seat": None, "deadline": None, "yours": False},
+        "middle": {"label": "", "cards": [], "text": None, "stack": None},
+        "hand": [], "selectable": [], "moves": [], "lines": [], "result": None,
+        "over": table.fsm_state in (fsm.FINISHED, fsm.ABANDONED), "texts": texts}
+    model = play.model(table, seats)
+    view = render_private(table, seats, model, seat, lang, single=table.is_private,
+                          where=loaded.where)
+    out["lines"] = view.text.split("\n")
+    out["moves"] = _moves(view.rows)
+    state = model.engine_state
+    names = [s.name for s in seats]
+    if state is None or table.fsm_state == fsm.LOBBY:
+        out["players"] = [_player(s, None, "", False, False, seat) for s in seats]
+        return out
+    game = GAMES[table.game]
+    spec = BOARDS[table.game]
+    seat_no = seat.seat_no if seat is not None else None
+    board = spec.board(state, seat_no, names, lang, table.options)
+    on_turn = game.to_act(state) if table.fsm_state in fsm.PLAYING else None
+    out["players"] = [_player(s, board.cards[s.seat_no], board.scores[s.seat_no],
+                              on_turn == s.seat_no, board.out[s.seat_no], seat)
+                      for s in seats]
+    turn_seat = next((s for s in seats if s.seat_no == on_turn), None)
+    mine = seat is not None and on_turn == seat.seat_no and not seat.away
+    out["turn"] = {"seat": on_turn, "deadline": _deadline(table, turn_seat), "yours": mine}
+    texts["waiting"] = tr(lang, "wa.waiting", name=names[on_turn]) \
+        if on_turn is not None else ""
+    out["middle"] = {"label": board.middle_label, "cards": codes(board.middle),
+                     "text": board.middle_text, "stack": board.stack}
+    out["hand"] = codes(board.hand)
+    if mine:
+        picked: set[str] = set()
+        for action in game.legal_actions(state):
+            picked.update(c.code for c in spec.cards_of(action))
+        out["selectable"] = sorted(picked)
+    if table.fsm_state in (fsm.PAYOUT, fsm.FINISHED):
+        out["result"] = p.result_lines(state, names, lang, table.options) or None
+    return out
+
+
+def _player(s: Seat, cards: int | None, score: str, turn: bool, out: bool,
+            viewer: Seat | None) -> dict[str, Any]:
+    return {"seat": s.seat_no, "name": s.name, "cards": cards, "score": score, "turn": turn,
+            "out": out, "you": viewer is not None and viewer.seat_no == s.seat_no,
+            "cpu": s.is_cpu, "away": s.away}
+
+
+def _cards(raw: object) -> list[Card] | None:
+    if not isinstance(raw, list) or len(raw) > MAX_SELECTED:
+        return None
+    cards = [BY_CODE.get(c) if isinstance(c, str) else None for c in raw]
+    if any(c is None for c in cards) or len(set(cards)) != len(cards):
+        return None
+    return cards  # type: ignore[return-value]
+
+
+def describe(loaded: Loaded, raw: object) -> dict[str, Any] | None:
+    """What the selected cards would play, and whether the engine allows it now: ``{"text",
+    "move"}`` (``move`` ``None`` when it can't be played); ``None`` for a malformed list."""
+    cards = _cards(raw)
+    if cards is None:
+        return None
+    table, seat, lang = loaded.table, loaded.seat, loaded.lang
+    state = loaded.state
+    game = GAMES[table.game]
+    if not cards:
+        return {"text": "", "move": None}
+    if state is None or seat is None or table.fsm_state not in fsm.PLAYING \
+            or game.to_act(state) != seat.seat_no or seat.away:
+        return {"text": tr(lang, "wa.not_your_turn"), "move": None}
+    spec = BOARDS[table.game]
+    action = spec.pick(state, seat.seat_no, cards)
+    if action is None:
+        kind = spec.kind(cards, lang) if spec.kind is not None else None
+        return {"text": kind or tr(lang, "wa.no_combo"), "move": None}
+    label = _label(table.game, state, seat.seat_no, action, lang)
+    if any(a.code == action.code for a in game.legal_actions(state)):
+        current = getattr(state, "current", None) if table.game == "runfast" else \
+            getattr(state, "table", None) if table.game == "climbing" else None
+        key = ("wa.beats" if current is not None else "wa.leads") \
+            if spec.kind is not None and action.kind != "give" else "wa.ok"
+        return {"text": tr(lang, key, play=label),
+                "move": {"code": action.code, "label": label}}
+    reason = game.why_illegal(state, action) or "not allowed"
+    return {"text": tr(lang, "wa.refused", play=label, reason=engine_reason(lang, reason)),
+            "move": None}
+
+
+def _label(game_id: str, state: Any, seat_no: int, action: Any, lang: str) -> str:
+    """A move's name as its chat button says it (a play: its kind and its cards)."""
+    spec = BOARDS[game_id]
+    cards = spec.cards_of(action)
+    if spec.kind is not None and action.kind != "give":
+        return f"{spec.kind(cards, lang)} {show(cards)}"
+    for row in presenter(game_id).action_buttons(state, seat_no, lang, ui={}):
+        for label, code in row:
+            if code == action.code:
+                return label
+    return show(cards)
