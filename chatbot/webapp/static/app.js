@@ -164,6 +164,8 @@ function render() {
   const app = $("app");
   app.setAttribute("aria-busy", "false");
   app.dataset.game = v.game || "";
+  app.dataset.table = String(v.table);
+  app.dataset.version = String(v.version);
   app.classList.toggle("over", !!v.over);
   app.classList.toggle("spectator", v.seat === null || v.seat === undefined);
   document.title = v.title || "Stammtisch";

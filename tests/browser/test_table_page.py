@@ -1,0 +1,143 @@
+"""Issue 19: the visual table in headless Chromium against the real server. Two people play a
+Run Fast hand to its end by tapping cards (each sees the other's move live, no reload); a
+forged initData gets no table; the other three games open and take a move by tapping."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .conftest import (
+    ANNA,
+    BEN,
+    CEM,
+    Live,
+    group_game,
+    main_button,
+    needs_playwright,
+    press_main_button,
+    state_of,
+)
+
+needs_playwright()
+from playwright.sync_api import Page, expect  # noqa: E402
+
+MAIN_ACTIVE = """() => {
+  const s = window.__tg.filter(e => e[0] === 'web_app_setup_main_button').pop();
+  return !!s && JSON.parse(s[1]).is_active === true && JSON.parse(s[1]).is_visible === true;
+}"""
+
+
+def version(live: Live, table: int) -> int:
+    return live.service.table(table).version  # type: ignore[union-attr]
+
+
+def tap(page: Page, code: str) -> None:
+    """Tap a card where it shows (its left edge: the hand's cards overlap on a phone)."""
+    page.locator(f'.card[data-code="{code}"]').click(position={"x": 6, "y": 30})
+
+
+def tap_and_play(page: Page, cards: list[str], *, telegram: bool = True) -> None:
+    before = page.locator("#app").get_attribute("data-version")
+    for code in cards:
+        tap(page, code)
+    expect(page.locator("#seltext")).not_to_have_text("")
+    if telegram:
+        page.wait_for_function(MAIN_ACTIVE)
+        press_main_button(page)
+    else:
+        expect(page.locator("#play")).to_be_enabled()
+        page.locator("#play").click()
+    expect(page.locator("#app")).not_to_have_attribute("data-version", before or "")
+
+
+def test_two_people_play_a_run_fast_hand_by_tapping(open_page: Any, live: Live) -> None:
+    table = group_game(live.service, "runfast", [ANNA, BEN], cpus=1)
+    pages = {0: open_page(table, ANNA), 1: open_page(table, BEN)}
+    for page in pages.values():
+        expect(page.locator("#app")).to_have_attribute("data-version", str(version(live, table)))
+        page.evaluate("window.__same = true")  # gone if the page were loaded again
+    for _ in range(80):
+        game, state = state_of(live.service, table)
+        seat = game.to_act(state)
+        if game.phase(state) != "turn" or seat is None:
+            break
+        assert seat in pages, "the CPU seat moves within the people's moves (cpu_delay 0)"
+        page, other = pages[seat], pages[1 - seat]
+        plays = [a for a in game.legal_actions(state) if a.kind not in ("pass", "deal")]
+        if plays:
+            best = max(plays, key=lambda a: len(a.cards))  # the longest: the hand ends sooner
+            tap_and_play(page, [c.code for c in best.cards])
+        else:
+            before = page.locator("#app").get_attribute("data-version")
+            page.locator('#moves button[data-move="pass"]').click()
+            expect(page.locator("#app")).not_to_have_attribute("data-version", before or "")
+        now = str(version(live, table))
+        for p in pages.values():  # the other one sees it live
+            expect(p.locator("#app")).to_have_attribute("data-version", now)
+        assert other.evaluate("window.__same") is True
+    else:
+        raise AssertionError("the hand did not end in 80 moves")
+    for page in pages.values():
+        expect(page.locator("#result")).to_be_visible()
+        assert page.evaluate("window.__same") is True
+        assert not page.js_errors
+    # the hand is over: somebody has no card left
+    game, state = state_of(live.service, table)
+    assert 0 in state.hands  # a hand played out (card masks)
+
+
+def test_a_forged_init_data_gets_no_table(open_page: Any, live: Live) -> None:
+    table = group_game(live.service, "runfast", [ANNA, BEN], cpus=1)
+    forged = ANNA.init().replace("Anna", "Eve")  # another user: the hash does not fit
+    statuses: list[int] = []
+    page = open_page(table, ANNA, init=forged,
+                     on_response=lambda r: statuses.append(r.status) if "/api/" in r.url else None)
+    expect(page.locator("#error")).to_be_visible()
+    assert statuses and set(statuses) == {401}
+    expect(page.locator("#hand .card")).to_have_count(0)
+    expect(page.locator("#felt")).to_be_hidden()
+    assert "Eve" not in page.content() and "Anna" not in page.locator("body").inner_text()
+
+
+def test_schwimmen_swaps_a_hand_card_for_a_middle_card(open_page: Any, live: Live) -> None:
+    table = group_game(live.service, "schwimmen", [ANNA, BEN], cpus=1)
+    game, state = state_of(live.service, table)
+    seat = game.to_act(state)
+    person = (ANNA, BEN)[seat]
+    page = open_page(table, person)
+    swap = next(a for a in game.legal_actions(state) if a.code.startswith("swap."))
+    expect(page.locator("#middle-cards .card")).to_have_count(3)
+    tap_and_play(page, [swap.give.code, swap.take.code])
+    _, after = state_of(live.service, table)
+    assert swap.take in after.hands[seat]
+
+
+def test_scat_draws_then_discards(open_page: Any, live: Live) -> None:
+    table = group_game(live.service, "scat", [ANNA, BEN], cpus=1)
+    game, state = state_of(live.service, table)
+    seat = game.to_act(state)
+    if game.phase(state) != "turn" or seat not in (0, 1):  # a 31 on the deal ended the round
+        return
+    page = open_page(table, (ANNA, BEN)[seat])
+    before = page.locator("#app").get_attribute("data-version")
+    page.locator('#moves button[data-move="draw"]').click()
+    expect(page.locator("#app")).not_to_have_attribute("data-version", before or "")
+    game, state = state_of(live.service, table)
+    drop = next(a for a in game.legal_actions(state) if a.code.startswith("drop."))
+    tap_and_play(page, [drop.card.code])
+    _, after = state_of(live.service, table)
+    assert drop.card not in after.hands[seat]
+
+
+def test_climbing_plays_by_tapping_with_the_page_button(open_page: Any, live: Live) -> None:
+    table = group_game(live.service, "climbing", [ANNA, BEN, CEM], cpus=1)
+    game, state = state_of(live.service, table)
+    seat = game.to_act(state)
+    people = {0: ANNA, 1: BEN, 2: CEM}
+    assert seat in people, json.dumps(game.phase(state))
+    page = open_page(table, people[seat], platform="unknown")
+    plays = [a for a in game.legal_actions(state) if getattr(a, "cards", ())]
+    play = max(plays, key=lambda a: len(a.cards))
+    tap_and_play(page, [c.code for c in play.cards], telegram=False)
+    assert main_button(page) == {}  # outside Telegram: the page's own button, no MainButton
