@@ -18,6 +18,20 @@ MAX_ID = 2**31 - 1  # table ids and versions are INTEGER columns
 _DATA = re.compile(r"v1:(0|[1-9][0-9]{0,9}):(0|[1-9][0-9]{0,9}):([!-~]{1,48})", re.ASCII)
 
 
+WEB_APP = "app:"  # a button that opens the Mini App (Telegram: ``web_app``, private chats only)
+LINK = "url:"  # a button that opens a link (a direct Mini App link in groups)
+
+
+def web_app(url: str) -> str:
+    """A button that opens the Mini App at ``url`` (no press reaches the bot)."""
+    return WEB_APP + url
+
+
+def link(url: str) -> str:
+    """A button that opens ``url``."""
+    return LINK + url
+
+
 class BadButton(ValueError):
     """Button data that is not ours or is malformed."""
 

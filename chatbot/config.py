@@ -29,6 +29,8 @@ class Config:
     experte_budget: float | None = None  # Experte seconds per decision (EXPERTE_BUDGET)
     input_rate: str | None = "30/10seconds"  # per person (INPUT_RATE; "off": no flood control)
     retention: Retention = field(default_factory=Retention)  # RETAIN_* (storage.retention)
+    webapp_url: str | None = None  # the Mini App's public HTTPS page (WEBAPP_URL)
+    webapp_short_name: str | None = None  # its short name at BotFather (WEBAPP_SHORT_NAME)
     # Matrix (``stammtisch matrix``)
     matrix_homeserver: str | None = None
     matrix_user: str | None = None  # @bot:example.org (or the localpart with a password)
@@ -71,6 +73,8 @@ def load(env_file: str | None = ".env") -> Config:
             updates=timedelta(days=float(env("RETAIN_UPDATES_DAYS") or 3)),
             outbox=timedelta(hours=float(env("RETAIN_OUTBOX_HOURS") or 24)),
             moves=timedelta(days=float(env("RETAIN_MOVES_DAYS") or 30))),
+        webapp_url=_webapp_url(env("WEBAPP_URL"), env("TELEGRAM_WEBHOOK_URL")),
+        webapp_short_name=(env("WEBAPP_SHORT_NAME") or "").strip() or None,
         matrix_homeserver=env("MATRIX_HOMESERVER") or None,
         matrix_user=env("MATRIX_USER") or None,
         matrix_password=env("MATRIX_PASSWORD") or None,
@@ -92,6 +96,22 @@ def _flag(value: str | None, default: bool) -> bool:
     if value is None or not value.strip():
         return default
     return value.strip().lower() in ("1", "true", "yes", "on", "ja")
+
+
+def _webapp_url(value: str | None, webhook_url: str | None) -> str | None:
+    """``WEBAPP_URL``, else in webhook mode the page on the webhook's server
+    (``https://host/webapp/``); ``off``: no Mini App buttons."""
+    value = (value or "").strip()
+    if value.lower() == "off":
+        return None
+    if not value and webhook_url:
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(webhook_url.strip())
+        value = f"{parts.scheme}://{parts.netloc}/webapp/" if parts.netloc else ""
+    if value and not value.startswith("https://"):
+        raise ValueError(f"WEBAPP_URL={value!r}: Telegram opens Mini Apps over https:// only")
+    return value or None
 
 
 def _seconds(value: str | None) -> float | None:

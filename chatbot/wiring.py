@@ -27,7 +27,7 @@ def build_service(cfg: Config, background_checkpoints: bool = False,
                         rematch_timeout=cfg.rematch_timeout,
                         default_language=cfg.default_language,
                         experte_budget=cfg.experte_budget, input_rate=cfg.input_rate,
-                        retention=cfg.retention)
+                        retention=cfg.retention, webapp_url=cfg.webapp_url)
     for key, value in overrides.items():
         setattr(settings, key, value)
     return Service(engine, settings)

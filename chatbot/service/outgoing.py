@@ -14,7 +14,8 @@ from sqlmodel import Session, col, or_, select
 import fsm
 from storage.models import Chat, GameTable, MessageSlot, Outbox, Player, Seat
 
-from ..i18n import LANGUAGES, pick_language, tr
+from .. import buttons
+from ..i18n import LANGUAGES, N_, pick_language, register, tr
 from ..presenters import presenter
 from ..views import render_private, render_table
 from . import store
@@ -22,6 +23,7 @@ from .api import Settings
 from .transaction import _QUEUED, Ctx
 
 Rows = list[list[tuple[str, str]]]
+register({"wa.open": N_("🃏 Open table")})
 BURIED_AFTER = 5  # messages below a group table (not pinned) before its next view reposts it
 _PLAYING = (fsm.DEALING, fsm.EXCHANGE, fsm.TURN, fsm.FINAL_ROUND, fsm.SHOWDOWN, fsm.PAYOUT)
 
@@ -192,6 +194,26 @@ def mention(platform: str, player: Player | None, seat: Seat) -> str:
     return seat.name
 
 
+def _with_app(ctx: Ctx, chat: Chat, table: GameTable, rows: Rows, lang: str,
+              private: bool) -> Rows:
+    """The chat keyboard plus "🃏 Open table" while the game runs, where the Mini App is set
+    up (Telegram): a ``web_app`` button privately, a direct Mini App link in groups (where
+    ``web_app`` buttons are not allowed). The chat's own buttons stay as they are."""
+    settings = ctx.settings
+    if chat.platform != "telegram" or not settings.webapp_url \
+            or table.fsm_state not in fsm.PLAYING:
+        return rows
+    from ..webapp.links import page_url
+
+    if private:
+        data = buttons.web_app(page_url(settings.webapp_url, table.id))  # type: ignore[arg-type]
+    elif settings.webapp_link is not None:
+        data = buttons.link(settings.webapp_link(table.id))  # type: ignore[arg-type]
+    else:
+        return rows
+    return [*rows, [(tr(lang, "wa.open"), data)]]
+
+
 def emit(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel,
          repost: bool = True) -> None:
     """Queue the table's current views: the table message and each player's private view
@@ -209,7 +231,8 @@ def emit(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel,
             # where people type their moves, the table comes down to them on their turn
             # (the adapter edits it in place while it is still in sight)
             repost = True
-        say(ctx, chat, view.text, view.rows, slot=f"t{table.id}", repost=repost)
+        say(ctx, chat, view.text, _with_app(ctx, chat, table, view.rows, lang, True),
+            slot=f"t{table.id}", repost=repost)
         return
     players = {s.player_id: p for s in seats if s.player_id
                and (p := store.get_player(ctx.session, s.player_id)) is not None}
@@ -218,7 +241,8 @@ def emit(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel,
     repost_table, action = _keep_in_view(ctx, chat, table, slot_name)
     if action == "unpin":  # (the message still pinned, before a repost replaces it)
         act(ctx, chat, table.id, slot_name, action)
-    say(ctx, chat, view.text, view.rows, slot=slot_name, repost=repost_table)
+    say(ctx, chat, view.text, _with_app(ctx, chat, table, view.rows, lang, False),
+        slot=slot_name, repost=repost_table)
     if action == "pin":
         act(ctx, chat, table.id, slot_name, action)
     if table.fsm_state == fsm.LOBBY:
@@ -239,4 +263,5 @@ def emit(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel,
         pview = render_private(table, seats, model, seat, plang, single=False,
                                where=chat.title or None)
         queue(ctx, chat.platform, player.private_chat_id, table.id, f"h{table.id}",
-              pview.repost and repost, pview.text, pview.rows)
+              pview.repost and repost, pview.text,
+              _with_app(ctx, chat, table, pview.rows, plang, True))

@@ -42,6 +42,7 @@ from ..heap import freeze_startup_heap
 from ..i18n import LANGUAGES, N_, pick_language, register, tr
 from ..outbox import OutboxStore
 from ..service import Change, ChatRef, Outcome, Service, UserRef
+from ..webapp.links import direct_link
 from .polling import ConfirmingBot, ConfirmingUpdateProcessor
 from .presses import PressBatch
 from .request import http_client, make_requests
@@ -84,6 +85,7 @@ class TelegramBot:
     def __init__(self, service: Service, app: Application, limits: Limits | None = None,
                  client: str = "aiohttp") -> None:
         self.service, self.app, self.client = service, app, client
+        self.short_name: str | None = None  # the Mini App's short name (WEBAPP_SHORT_NAME)
         # Where the inputs' database work runs (see ``_db``): the event loop itself on SQLite
         # (``run`` moves its WAL checkpoints to a thread of their own), a few threads elsewhere.
         # A CPU turn that may think (Experte) runs on a worker thread.
@@ -117,6 +119,8 @@ class TelegramBot:
         me = await app.bot.get_me()
         username = me.username
         self.service.settings.start_link = lambda table_id: f"https://t.me/{username}?start=t{table_id}"
+        if self.service.settings.webapp_url:
+            self.service.settings.webapp_link = direct_link(username, self.short_name)
         for lang in LANGUAGES:
             cmds = [BotCommand(c, tr(lang, f"command.{c}")) for c in COMMANDS]
             await app.bot.set_my_commands(cmds, language_code=lang)
@@ -409,6 +413,7 @@ def build(cfg: Config, service: Service, limits: Limits | None = None) -> Telegr
 
     app = builder.post_init(post_init).post_stop(post_stop).build()
     holder["bot"] = TelegramBot(service, app, limits, client)
+    holder["bot"].short_name = cfg.webapp_short_name
     return holder["bot"]
 
 

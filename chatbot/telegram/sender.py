@@ -22,10 +22,11 @@ from telegram import (
     InlineKeyboardMarkup,
     LinkPreviewOptions,
     MessageEntity,
+    WebAppInfo,
 )
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 
-from .. import metrics
+from .. import buttons, metrics
 from ..outbox import (
     CannotPin,
     Item,
@@ -45,11 +46,18 @@ log = logging.getLogger(__name__)
 _NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 
 
+def _button(label: str, data: str) -> InlineKeyboardButton:
+    if data.startswith(buttons.WEB_APP):
+        return InlineKeyboardButton(label, web_app=WebAppInfo(data.removeprefix(buttons.WEB_APP)))
+    if data.startswith(buttons.LINK):
+        return InlineKeyboardButton(label, url=data.removeprefix(buttons.LINK))
+    return InlineKeyboardButton(label, callback_data=data)
+
+
 def keyboard(rows: list[list[list[str]]]) -> InlineKeyboardMarkup | None:
     if not rows:
         return None
-    return InlineKeyboardMarkup([[InlineKeyboardButton(label, callback_data=data)
-                                  for label, data in row] for row in rows])
+    return InlineKeyboardMarkup([[_button(label, data) for label, data in row] for row in rows])
 
 
 _MENTION = re.compile(r"\[([^\[\]]+)\]\((tg://user\?id=\d+)\)")

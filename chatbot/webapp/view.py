@@ -16,6 +16,7 @@ from sqlmodel import Session, col, select
 import fsm
 from engine import GAMES
 from engine.cards import BY_CODE, Card, show
+from engine.protocol import GameError, IllegalAction
 from storage.models import GameTable, Player, Seat
 
 from .. import buttons
@@ -48,6 +49,8 @@ register({
     "wa.ok": N_("{play}"),
     "wa.refused": N_("{play} – {reason}"),
     "wa.no_combo": N_("No combination"),
+    "wa.hint.schwimmen": N_("Choose one card of your hand and one of the middle"),
+    "wa.hint.scat": N_("Choose one card to discard"),
     "wa.not_your_turn": N_("It is not your turn."),
     "wa.you": N_("you"),
     "wa.cpu": N_("CPU"),
@@ -212,10 +215,14 @@ def describe(loaded: Loaded, raw: object) -> dict[str, Any] | None:
             or game.to_act(state) != seat.seat_no or seat.away:
         return {"text": tr(lang, "wa.not_your_turn"), "move": None}
     spec = BOARDS[table.game]
-    action = spec.pick(state, seat.seat_no, cards)
+    try:
+        action = spec.pick(state, seat.seat_no, cards)
+    except (IllegalAction, GameError):  # cards no move of this game is made of
+        action = None
     if action is None:
-        kind = spec.kind(cards, lang) if spec.kind is not None else None
-        return {"text": kind or tr(lang, "wa.no_combo"), "move": None}
+        if spec.kind is None:  # a swap or a discard: say what to choose
+            return {"text": tr(lang, f"wa.hint.{table.game}"), "move": None}
+        return {"text": spec.kind(cards, lang) or tr(lang, "wa.no_combo"), "move": None}
     label = _label(table.game, state, seat.seat_no, action, lang)
     if any(a.code == action.code for a in game.legal_actions(state)):
         current = getattr(state, "current", None) if table.game == "runfast" else \
