@@ -43,6 +43,7 @@ from . import experte as E
 
 ISMCTS = "ismcts"
 EXPLORATION = 0.7  # the paper's UCB constant for rewards in [0, 1]
+EXPAND = "random"  # which untried move a node adds first: "random" (the paper's) or "normal"
 RUNFAST_SCALE = 40.0  # Run Fast: reward 0.5 + points of the hand / this, clipped to [0, 1]
 _IN_ROUND = (TURN, FINAL_ROUND, EXCHANGE)
 
@@ -127,6 +128,35 @@ def _normal_playout(game_id: str) -> Callable[[Any, random.Random], Any]:
     return lives
 
 
+def _normal_step(game_id: str) -> Callable[[Any, random.Random], Action]:
+    """Normal's move for the seat to act in a full state (from that seat's own view)."""
+    game = GAMES[game_id]
+    if game_id == "runfast":
+        from .runfast import normal_play
+
+        R = game
+
+        def runfast(state: Any, rng: random.Random) -> Action:
+            fams = R.play_families(state)
+            if not fams:
+                return R.PASS
+            s = state.to_act
+            hands = state.hands
+            fam, mask = normal_play(fams, hands[s], tuple(h.bit_count() for h in hands), s,
+                                    state.table is None, rng)
+            return R._play_action(mask, fam.kind)
+        return runfast
+    if game_id == "climbing":
+        from .climbing import Normal
+        from .climbing_experte import _View
+
+        choose = Normal().choose
+        return lambda state, rng: choose(_View(state), rng)
+    choose = get_bot(game_id, "normal").choose
+    observation = game.observation
+    return lambda state, rng: choose(observation(state, state.to_act), rng)
+
+
 def _random_playout(game_id: str) -> Callable[[Any, random.Random], Any]:
     game = GAMES[game_id]
     apply, legal_actions = game.apply, game.legal_actions
@@ -153,7 +183,8 @@ class Ismcts:
 
     def __init__(self, budget: float | None = None, load: float | Callable[[], float] | None = None,
                  iterations: int | None = None, clock: Callable[[], float] = time.perf_counter,
-                 exploration: float = EXPLORATION, playout: str = "normal") -> None:
+                 exploration: float = EXPLORATION, playout: str = "normal",
+                 expand: str = EXPAND) -> None:
         self.budget = budget
         self.load = load
         self.iterations = iterations
@@ -162,6 +193,10 @@ class Ismcts:
         self.playout_name = playout
         self.game = GAMES[self.game_id]
         self._playout = PLAYOUTS[playout](self.game_id)
+        if expand not in ("random", "normal"):
+            raise ValueError(f"unknown expansion {expand!r}")
+        self.expand = expand
+        self._step = _normal_step(self.game_id) if expand == "normal" else None
         self._rewards = REWARDS[self.game_id]
         self.last_stats: dict[str, Any] = {}
         self.last_root: Node | None = None
@@ -242,6 +277,9 @@ class Ismcts:
                     best_score, best = score, (child, a)
             if untried:
                 a = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
+                if self._step is not None and len(untried) > 1:
+                    guide = self._step(state, rng).code  # Normal's move first, if untried
+                    a = next((u for u in untried if u.code == guide), a)
                 child = Node(mover)
                 child.avail = 1
                 children[a.code] = child

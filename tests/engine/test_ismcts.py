@@ -141,6 +141,7 @@ def _tiny_bot():
     bot.game = _Tiny()
     bot.exploration = I.EXPLORATION
     bot._playout = lambda state, rng: state  # the tiny game needs no playout
+    bot._step = None
     bot._rewards = lambda st: [0.0, 1.0] if st.moves[-1:] == ("y",) else [1.0, 0.0]
     return bot
 
