@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from .initdata import MAX_AGE, InvalidInitData, WebAppUser, validate
 from .live import Hub, Listener
 from .view import PLATFORM, Loaded, describe, load, render
 
-API = "/webapp/api/"
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 STATIC = Path(__file__).with_name("static")  # the page: plain modules, no build step
 KEEPALIVE = 15.0  # seconds between two comment lines of an idle event stream
 _NO_CACHE = {"Cache-Control": "no-cache"}
@@ -61,16 +62,18 @@ def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE) -> web.
         loaded = read(user, table_id)
         return None if loaded is None else render(loaded)
 
-    @web.middleware
-    async def authenticate(request: web.Request, handler: Any) -> web.StreamResponse:
-        if not request.path.startswith(API):  # the page itself: no secrets in it
+    def signed(handler: Handler) -> Handler:
+        """An API handler: the request's user from its initData, else 401 (the page and its
+        files need none: there are no secrets in them)."""
+        async def checked(request: web.Request) -> web.StreamResponse:
+            data = request.headers.get("X-Telegram-Init-Data") \
+                or request.query.get("initData", "")
+            try:
+                request[_USER] = validate(data, bot_token, max_age)
+            except InvalidInitData as exc:
+                raise web.HTTPUnauthorized(text=f"initData: {exc}") from None
             return await handler(request)
-        data = request.headers.get("X-Telegram-Init-Data") or request.query.get("initData", "")
-        try:
-            request[_USER] = validate(data, bot_token, max_age)
-        except InvalidInitData as exc:
-            raise web.HTTPUnauthorized(text=f"initData: {exc}") from None
-        return await handler(request)
+        return checked
 
     async def table(request: web.Request) -> web.Response:
         user = request[_USER]
@@ -166,12 +169,12 @@ def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE) -> web.
     async def on_cleanup(app: web.Application) -> None:
         await asyncio.to_thread(listener.stop)
 
-    app = web.Application(middlewares=[authenticate])
+    app = web.Application()
     app[HUB] = hub
-    app.router.add_get("/api/table", table)
-    app.router.add_post("/api/select", select)
-    app.router.add_post("/api/move", move)
-    app.router.add_get("/api/events", events)
+    app.router.add_get("/api/table", signed(table))
+    app.router.add_post("/api/select", signed(select))
+    app.router.add_post("/api/move", signed(move))
+    app.router.add_get("/api/events", signed(events))
     app.router.add_get("/", index)
     app.router.add_static("/static", STATIC)
     app.on_startup.append(on_startup)
