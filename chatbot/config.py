@@ -108,7 +108,8 @@ def _webapp_url(value: str | None, webhook_url: str | None) -> str | None:
         from urllib.parse import urlsplit
 
         parts = urlsplit(webhook_url.strip())
-        value = f"{parts.scheme}://{parts.netloc}/webapp/" if parts.netloc else ""
+        value = f"https://{parts.netloc}/webapp/" \
+            if parts.scheme == "https" and parts.netloc else ""
     if value and not value.startswith("https://"):
         raise ValueError(f"WEBAPP_URL={value!r}: Telegram opens Mini Apps over https:// only")
     return value or None
