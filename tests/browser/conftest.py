@@ -14,11 +14,8 @@ script records (``window.__tg``); a test presses the button with
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
-import socket
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -32,6 +29,8 @@ from sqlalchemy.engine import Engine
 from chatbot.service import ChatRef, Service, Settings, UserRef
 from chatbot.webapp.initdata import sign
 from engine import GAMES
+
+from .server import serve
 
 CHROMIUM = Path(os.environ.get("STAMMTISCH_CHROMIUM", "/usr/bin/chromium"))
 TOKEN = "123456:BROWSER-test"
@@ -96,57 +95,12 @@ class Live:
                 f"&tgWebAppThemeParams={quote(json.dumps(theme or LIGHT), safe='')}")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def live(sqlite_engine: Engine) -> Iterator[Live]:
     """The real server (``mounted``) on 127.0.0.1 in a thread with its own event loop."""
-    from aiohttp import web
-
-    from chatbot.webapp.server import mounted
-
     service = Service(sqlite_engine, Settings(cpu_delay=0))
-    port = _free_port()
-    loop = asyncio.new_event_loop()
-    ready = threading.Event()
-    holder: dict[str, Any] = {}
-
-    async def up() -> None:
-        runner = web.AppRunner(mounted(service, TOKEN, max_age=3600), shutdown_timeout=0.5)
-        await runner.setup()
-        await web.TCPSite(runner, "127.0.0.1", port).start()
-        holder["runner"] = runner
-
-    def run() -> None:
-        asyncio.set_event_loop(loop)
-        try:
-            loop.run_until_complete(up())
-        except BaseException as exc:  # noqa: BLE001 - reported to the test below
-            holder["error"] = exc
-            ready.set()
-            return
-        ready.set()
-        loop.run_forever()
-
-    thread = threading.Thread(target=run, name="webapp-server", daemon=True)
-    thread.start()
-    ready.wait(10)
-    if "error" in holder:
-        raise holder["error"]
-    try:
-        yield Live(service, f"http://127.0.0.1:{port}")
-    finally:
-        async def down() -> None:
-            await holder["runner"].cleanup()
-
-        asyncio.run_coroutine_threadsafe(down(), loop).result(10)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
-        loop.close()
+    with serve(service, TOKEN) as base:
+        yield Live(service, base)
 
 
 # ------------------------------------------------------------------ people and tables

@@ -145,15 +145,18 @@ function playerHtml(p, v) {
   const turn = v.turn && v.turn.seat === p.seat && !v.over;
   const cls = ["player", turn ? "turn" : "", p.out ? "out" : "", p.away ? "away" : "",
     p.you ? "you" : "", p.cpu ? "cpu" : ""].filter(Boolean).join(" ");
-  const marks = (p.cpu && !/🤖/.test(p.name) ? "🤖" : "") + (p.away ? "💤" : "") +
-    (p.out ? "✖" : "");
+  const t = v.texts;
+  const badge = (on, key, fallback) =>
+    on ? `<span class="badge ${key}">${esc(t[key] || fallback)}</span>` : "";
+  const marks = (p.cpu && !/🤖/.test(p.name) ? "🤖 " : "");
+  const badges = badge(p.you, "you", "★") + badge(p.away, "away", "💤") +
+    badge(p.out, "out", "✖");
   const count = p.cards === null || p.cards === undefined ? ""
     : `<span class="count">${back()}<b>${p.cards}</b></span>`;
   const clock = turn && v.turn.deadline
     ? `<span class="clock" data-deadline="${v.turn.deadline}"></span>` : "";
   return `<div class="${cls}" data-seat="${p.seat}">` +
-    `<div class="pname">${marks ? `<span class="marks">${marks}</span>` : ""}` +
-    `${esc(p.name)}</div>` +
+    `<div class="pname">${marks}${esc(p.name)}${badges}</div>` +
     `<div class="pinfo">${count}<span class="score">${esc(p.score ?? "")}</span>${clock}</div>` +
     `</div>`;
 }
@@ -251,8 +254,9 @@ function layoutHand() {
   cards.forEach((el, i) => {
     el.style.left = `${Math.round(left + i * step)}px`;
     el.style.zIndex = String(i + 1);
-    // a gentle arc when the cards overlap
-    el.style.setProperty("--arc", step < w ? `${Math.round(((i - mid) ** 2) * 0.9 / Math.max(1, n / 8))}px` : "0px");
+    // a gentle arc when the cards overlap (the ends 10 px lower than the middle)
+    const arc = step < w && mid > 0 ? Math.round(10 * ((i - mid) / mid) ** 2) : 0;
+    el.style.setProperty("--arc", `${arc}px`);
   });
 }
 
