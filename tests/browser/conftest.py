@@ -169,8 +169,8 @@ def open_page(browser: Any, live: Live) -> Iterator[Callable[..., Any]]:
 
     def open_(table: int | None, person: Person, *, init: str | None = None,
               viewport: dict[str, int] | None = None, on_response: Any = None,
-              **kw: Any) -> Any:
-        context = browser.new_context(viewport=viewport or PHONE)
+              color_scheme: str = "light", **kw: Any) -> Any:
+        context = browser.new_context(viewport=viewport or PHONE, color_scheme=color_scheme)
         contexts.append(context)
         context.add_init_script(RECORD_BRIDGE)
         page = context.new_page()

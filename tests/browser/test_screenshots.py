@@ -37,11 +37,11 @@ def test_screenshots(game: str, open_page: Any, live: Live, tmp_path: Path) -> N
         pick = [swap.give.code]
     for size, viewport in SIZES.items():
         for scheme, theme in (("light", LIGHT), ("dark", DARK)):
-            page = open_page(table, person, viewport=viewport, theme=theme,
+            page = open_page(table, person, viewport=viewport, theme=theme, color_scheme=scheme,
                              platform="unknown" if size == "desktop" else "android")
-            page.emulate_media(color_scheme=scheme)
             for code in pick:
                 page.locator(f'.card[data-code="{code}"]').click(position={"x": 6, "y": 30})
+            expect(page.locator("#seltext")).to_have_attribute("data-ready", "1")
             expect(page.locator("#seltext")).not_to_have_text("")
             expect(page.locator("#hand .card.on")).to_have_count(len(pick))
             page.evaluate("document.getAnimations().forEach(a => a.finish())")

@@ -41,6 +41,7 @@ def tap_and_play(page: Page, cards: list[str], *, telegram: bool = True) -> None
     before = page.locator("#app").get_attribute("data-version")
     for code in cards:
         tap(page, code)
+    expect(page.locator("#seltext")).to_have_attribute("data-ready", "1")
     expect(page.locator("#seltext")).not_to_have_text("")
     if telegram:
         page.wait_for_function(MAIN_ACTIVE)
@@ -101,6 +102,8 @@ def test_a_forged_init_data_gets_no_table(open_page: Any, live: Live) -> None:
 
 
 def test_schwimmen_swaps_a_hand_card_for_a_middle_card(open_page: Any, live: Live) -> None:
+    """A hand card and a middle card tapped; the first press gets no answer (the network),
+    the second sends the same key again, and the swap is played once."""
     table = group_game(live.service, "schwimmen", [ANNA, BEN], cpus=1)
     game, state = state_of(live.service, table)
     seat = game.to_act(state)
@@ -108,9 +111,30 @@ def test_schwimmen_swaps_a_hand_card_for_a_middle_card(open_page: Any, live: Liv
     page = open_page(table, person)
     swap = next(a for a in game.legal_actions(state) if a.code.startswith("swap."))
     expect(page.locator("#middle-cards .card")).to_have_count(3)
-    tap_and_play(page, [swap.give.code, swap.take.code])
+    sent: list[dict[str, Any]] = []
+
+    def flaky(route: Any) -> None:
+        sent.append(json.loads(route.request.post_data or "{}"))
+        if len(sent) == 1:
+            route.abort("connectionreset")
+        else:
+            route.continue_()
+
+    page.route("**/webapp/api/move", flaky)
+    before = version(live, table)
+    for code in (swap.give.code, swap.take.code):
+        tap(page, code)
+    page.wait_for_function(MAIN_ACTIVE)
+    press_main_button(page)
+    expect(page.locator("#toast")).to_be_visible()
+    assert version(live, table) == before  # nothing played yet
+    page.wait_for_function(MAIN_ACTIVE)
+    press_main_button(page)
+    expect(page.locator("#app")).not_to_have_attribute("data-version", str(before))
+    assert len(sent) == 2 and sent[0] == sent[1] and sent[0]["code"] == swap.code
     _, after = state_of(live.service, table)
     assert swap.take in after.hands[seat]
+    assert len([m for m in live.service.moves(table) if m.actor == "player"]) == 1
 
 
 def test_scat_draws_then_discards(open_page: Any, live: Live) -> None:

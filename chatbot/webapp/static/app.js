@@ -41,8 +41,9 @@ function tableIdFromUrl() {
 const api = makeApi((tg && tg.initData) || "");
 
 function applyTheme() {
-  let scheme = tg && tg.colorScheme;
-  if (!inTelegram && window.matchMedia) {
+  // Telegram's scheme (from its theme's background), else the browser's
+  let scheme = tg && tg.themeParams && tg.themeParams.bg_color ? tg.colorScheme : null;
+  if (!scheme && window.matchMedia) {
     scheme = matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
   }
   document.documentElement.dataset.scheme = scheme || "light";
@@ -58,6 +59,9 @@ function haptic(kind, arg) {
 
 async function start() {
   applyTheme();
+  if (window.matchMedia) {
+    matchMedia("(prefers-color-scheme: dark)").addEventListener("change", applyTheme);
+  }
   if (tg) {
     tg.onEvent("themeChanged", applyTheme);
     tg.ready();
@@ -345,6 +349,7 @@ function updateControls() {
   if (any) text = S.sel ? S.sel.text : "…";
   else if (can && v.turn && v.turn.yours) text = t.select || "";
   $("seltext").textContent = text;
+  $("seltext").dataset.ready = any && !S.sel ? "0" : "1"; // (an answer is on its way)
   $("seltext").classList.toggle("bad", any && !!S.sel && !move);
   const label = move ? move.label : (t.play || FALLBACK.play);
   const show = any || (can && !!(v.turn && v.turn.yours));
