@@ -12,6 +12,7 @@ webhook mode, and on its own port when ``WEBAPP_PORT`` is set (any mode).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 from collections.abc import Awaitable, Callable
@@ -144,9 +145,9 @@ def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE) -> web.
             "X-Accel-Buffering": "no"})
         await response.prepare(request)
         sent = None
-        with hub.watch(table_id) as changed:
+        with hub.watch(table_id) as changed, contextlib.suppress(ConnectionResetError):
             view: dict[str, Any] | None = first
-            while view is not None:
+            while view is not None:  # (until the page goes away: its connection resets)
                 text = _dumps(view)
                 if text != sent:
                     await response.write(f"event: view\ndata: {text}\n\n".encode())
