@@ -165,3 +165,35 @@ def test_climbing_plays_by_tapping_with_the_page_button(open_page: Any, live: Li
     play = max(plays, key=lambda a: len(a.cards))
     tap_and_play(page, [c.code for c in play.cards], telegram=False)
     assert main_button(page) == {}  # outside Telegram: the page's own button, no MainButton
+
+
+def test_the_stream_comes_back_and_a_chat_move_shows(open_page: Any, live: Live) -> None:
+    """The event stream drops once: "offline" shows until the page reconnects (by itself);
+    then a move made in the chat (a button press, not the page) appears without reload."""
+    table = group_game(live.service, "schwimmen", [ANNA, BEN], cpus=1)
+    game, state = state_of(live.service, table)
+    seat = game.to_act(state)
+    watcher = (BEN, ANNA)[seat]  # the one not on turn watches
+    tries: list[str] = []
+
+    def drop_once(route: Any) -> None:
+        tries.append(route.request.url)
+        if len(tries) == 1:
+            route.abort("connectionreset")
+        else:
+            route.continue_()
+
+    page = open_page(None, watcher)  # no table named: the person's newest open table
+    page.route("**/webapp/api/events*", drop_once)
+    page.reload()
+    expect(page.locator("#offline")).to_be_visible()
+    expect(page.locator("#offline")).to_be_hidden()
+    assert len(tries) >= 2
+    before = version(live, table)
+    expect(page.locator("#app")).to_have_attribute("data-version", str(before))
+    page.evaluate("window.__same = true")
+    code = next(a.code for a in game.legal_actions(state) if a.code.startswith("swap."))
+    mover = (ANNA, BEN)[seat]
+    assert live.service.press(mover.chat, mover.ref, f"v1:{table}:{before}:{code}").ok
+    expect(page.locator("#app")).not_to_have_attribute("data-version", str(before))
+    assert page.evaluate("window.__same") is True

@@ -73,6 +73,7 @@ async function start() {
   }
   document.addEventListener("click", onClick);
   $("play").addEventListener("click", onPlay);
+  $("clear").addEventListener("click", onBack);
   window.addEventListener("resize", layoutHand);
   setInterval(tick, 1000);
   let view;
@@ -137,10 +138,12 @@ function setOnline(online) {
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g,
   (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 
-function cardButton(code, zone, v) {
+function cardButton(code, zone, v, live) {
+  // live: this zone takes part in a move now (else its cards are shown plain, not dimmed)
   const can = v.selectable.includes(code);
   const on = S.selected.includes(code);
-  return `<button type="button" class="card${can ? " can" : " dim"}${on ? " on" : ""}" ` +
+  const state = can ? " can" : live ? " dim" : "";
+  return `<button type="button" class="card${state}${on ? " on" : ""}" ` +
     `data-code="${esc(code)}" data-zone="${zone}" aria-pressed="${on}" ` +
     `aria-disabled="${!can}" title="${esc(label(code))}">${face(code)}</button>`;
 }
@@ -194,11 +197,15 @@ function render() {
   $("opponents").innerHTML = others.map((p) => playerHtml(p, v)).join("");
   $("opponents").dataset.n = String(others.length);
   $("me").innerHTML = mine ? playerHtml(mine, v) : "";
+  const watching = v.seat === null || v.seat === undefined;
+  $("note").hidden = !(watching && t.not_seated);
+  $("note").textContent = watching ? (t.not_seated || "") : "";
 
   // the middle
   const m = v.middle;
   $("middle-label").textContent = m.label || "";
-  let cards = (m.cards || []).map((c) => cardButton(c, "middle", v)).join("");
+  const middleLive = (m.cards || []).some((c) => v.selectable.includes(c));
+  let cards = (m.cards || []).map((c) => cardButton(c, "middle", v, middleLive)).join("");
   if (m.stack !== null && m.stack !== undefined) {
     cards = `<div class="stack" title="${esc(m.stack)}">${back()}<b>${esc(m.stack)}</b></div>` +
       cards;
@@ -217,8 +224,10 @@ function render() {
     .join("");
 
   // my hand
-  $("hand").innerHTML = v.hand.map((c) => cardButton(c, "hand", v)).join("");
+  const handLive = v.hand.some((c) => v.selectable.includes(c));
+  $("hand").innerHTML = v.hand.map((c) => cardButton(c, "hand", v, handLive)).join("");
   $("hand").classList.toggle("empty", v.hand.length === 0);
+  $("hand").setAttribute("aria-label", t.hand || "hand");
   layoutHand();
 
   // the log
@@ -242,26 +251,37 @@ function resultHtml(r) {
   return `<p>${esc(r)}</p>`;
 }
 
-/** Spread the hand on a wide screen, overlap it like a fan on a narrow one. */
+/** Spread the hand on a wide screen, overlap it like a fan on a narrow one; in two rows
+ *  when a single row would leave too thin a strip of each card to tap. */
 function layoutHand() {
   const hand = $("hand");
   const cards = Array.from(hand.children);
-  if (!cards.length) return;
+  if (!cards.length) { hand.style.height = ""; return; }
   const width = hand.clientWidth;
   const w = cards[0].offsetWidth || 60;
+  const h = cards[0].offsetHeight || Math.round(w * 1.4);
   const n = cards.length;
-  const step = n > 1 ? Math.min(w + 6, (width - w - 4) / (n - 1)) : 0;
-  const total = w + step * (n - 1);
-  const left = Math.max(0, (width - total) / 2);
-  hand.classList.toggle("fan", step < w);
-  const mid = (n - 1) / 2;
+  const stepFor = (k) => (k > 1 ? Math.min(w + 6, (width - w - 4) / (k - 1)) : 0);
+  const rows = n > 8 && stepFor(n) < 0.4 * w ? 2 : 1;
+  const perRow = Math.ceil(n / rows);
+  const rowGap = Math.round(h * 0.5); // the upper row's corners stay in sight
+  const top = 20; // room for a raised card
   cards.forEach((el, i) => {
-    el.style.left = `${Math.round(left + i * step)}px`;
+    const r = Math.floor(i / perRow);
+    const j = i % perRow;
+    const k = r === rows - 1 ? n - perRow * (rows - 1) : perRow;
+    const step = stepFor(k);
+    const left = Math.max(0, (width - (w + step * (k - 1))) / 2);
+    const mid = (k - 1) / 2;
+    // a gentle arc when the cards overlap (the ends 8 px lower than the middle)
+    const arc = step < w && mid > 0 ? Math.round(8 * ((j - mid) / mid) ** 2) : 0;
+    el.style.left = `${Math.round(left + j * step)}px`;
+    el.style.top = `${top + r * rowGap}px`;
     el.style.zIndex = String(i + 1);
-    // a gentle arc when the cards overlap (the ends 10 px lower than the middle)
-    const arc = step < w && mid > 0 ? Math.round(10 * ((i - mid) / mid) ** 2) : 0;
     el.style.setProperty("--arc", `${arc}px`);
   });
+  hand.style.height = `${top + (rows - 1) * rowGap + h + 12}px`;
+  hand.classList.toggle("rows", rows > 1);
 }
 
 function tick() {
@@ -329,7 +349,7 @@ function onBack() {
       el.setAttribute("aria-pressed", "false");
     }
     askSelection();
-  } else if (tg) {
+  } else if (inTelegram) {
     tg.close();
   }
 }
@@ -378,6 +398,8 @@ function updateControls() {
     b.hidden = !show;
     b.disabled = !enabled;
     b.textContent = label;
+    $("clear").hidden = !any;
+    $("clear").textContent = t.clear || "✕";
   }
   for (const b of document.querySelectorAll("button.move")) b.disabled = S.busy;
 }
