@@ -25,6 +25,15 @@ def _group_game(engine: Engine, platform: str) -> tuple[Service, ChatRef, list[U
     for user, code in ((people[1], "join"), (people[2], "join"), (people[0], "start")):
         version = service.table(table_id).version  # type: ignore[union-attr]
         assert service.press(group, user, f"v1:{table_id}:{version}:{code}").ok
+    game = GAMES["schwimmen"]
+    with Session(engine) as session, session.begin():
+        table = session.get(GameTable, table_id)
+        assert table is not None and table.state_json
+        if game.from_json(table.state_json).to_act is None:  # a 31 on the deal ended round 1
+            seed = next(k for k in range(100) if game.new_game(3, {}, k).to_act is not None)
+            table.state_json = game.to_json(game.new_game(3, {}, seed))  # (a round to play)
+            table.fsm_state = "turn"
+            session.add(table)
     return service, group, people, table_id
 
 
