@@ -13,8 +13,9 @@ iteration
    others' moves too — they are nodes of the same tree, keyed by action code); every available
    child's availability count goes up by one, and the mover picks the child with the highest
    UCB ``mean + c · sqrt(ln(availability) / visits)`` (the mean is the mover's own reward), until
-   a node has an available action without a child, which is added (one per iteration, chosen
-   at random), or the round ends;
+   a node has an available action without a child, which is added (one per iteration: the
+   move Normal would make there if it is one of them, else one at random — ``expand="normal"``,
+   the default; ``expand="random"`` is the paper's), or the round ends;
 3. plays the round out from there (``playout="random"``, the paper's, or ``"normal"``: the
    Normal bot for every seat, as in the Experte's playouts);
 4. scores the end of the round for every seat in [0, 1] with the Experte's outcome measure
@@ -43,7 +44,8 @@ from . import experte as E
 
 ISMCTS = "ismcts"
 EXPLORATION = 0.7  # the paper's UCB constant for rewards in [0, 1]
-EXPAND = "random"  # which untried move a node adds first: "random" (the paper's) or "normal"
+EXPAND = "normal"  # which untried move a node adds first: "normal" (Normal's move, if untried;
+# else one at random) or "random" (the paper's); tuned: see docs/arena.md
 RUNFAST_SCALE = 40.0  # Run Fast: reward 0.5 + points of the hand / this, clipped to [0, 1]
 _IN_ROUND = (TURN, FINAL_ROUND, EXCHANGE)
 

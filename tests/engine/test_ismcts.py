@@ -37,8 +37,9 @@ def test_plays_complete_games_with_legal_moves_only(game_id, seats):
     if not game.MIN_SEATS <= seats <= game.MAX_SEATS:
         pytest.skip(f"{game_id} has no {seats}-seat game")
     state = game.new_game(seats, seed=500 + seats)
-    bots = [ismcts(game_id, iterations=4, playout="random" if s % 2 else "normal")
-            if s < 2 else get_bot(game_id, NORMAL) for s in range(seats)]
+    bots = [ismcts(game_id, iterations=4),  # Normal-guided expansion, Normal playouts
+            ismcts(game_id, iterations=4, playout="random", expand="random")]  # the paper's
+    bots += [get_bot(game_id, NORMAL) for _ in range(seats - 2)]
     rng = random.Random(seats)
     decisions = 0
     for _ in range(20_000):
