@@ -5,35 +5,23 @@ public view for somebody not seated, a move through the same service call as a b
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
-from typing import Any
 
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 from sqlalchemy.engine import Engine
 
-from chatbot.service import ChatRef, Service, Settings, UserRef
+from chatbot.service import ChatRef, Service, UserRef
 from chatbot.webapp.initdata import sign
-from chatbot.webapp.server import mounted
 from engine import GAMES
 
-TOKEN = "123456:TEST-token"
+from .api import TOKEN, run_api
 
 
 def _init(user_id: int, name: str = "Ida", age: float = 0, **extra: str) -> str:
     return sign({"auth_date": str(int(time.time() - age)), "query_id": "AAH",
                  "user": json.dumps({"id": user_id, "first_name": name}), **extra}, TOKEN)
 
-
-def _run(engine: Engine, scenario: Any) -> None:
-    service = Service(engine, Settings(cpu_delay=0))
-
-    async def main() -> None:
-        async with TestClient(TestServer(mounted(service, TOKEN, max_age=3600))) as client:
-            await scenario(service, client)
-
-    asyncio.run(main())
 
 
 def test_a_private_game_seen_and_played_through_the_api(sqlite_engine: Engine) -> None:
@@ -77,4 +65,4 @@ def test_a_private_game_seen_and_played_through_the_api(sqlite_engine: Engine) -
         resp = await client.post("/webapp/api/move", data="nope", headers=headers)
         assert resp.status == 400
 
-    _run(sqlite_engine, scenario)
+    run_api(sqlite_engine, scenario)

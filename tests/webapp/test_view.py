@@ -5,7 +5,6 @@ played through the API in which no response ever holds a card another seat hides
 
 from __future__ import annotations
 
-import asyncio
 import json
 import random
 import re
@@ -13,16 +12,16 @@ import time
 from typing import Any
 
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 from sqlalchemy.engine import Engine
 
-from chatbot.service import ChatRef, Service, Settings, UserRef
+from chatbot.service import ChatRef, Service, UserRef
 from chatbot.webapp.boards import BOARDS
 from chatbot.webapp.initdata import sign
-from chatbot.webapp.server import mounted
 from engine import GAMES
 
-TOKEN = "123456:TEST-token"
+from .api import TOKEN, run_api
+
 NEW = {"runfast": "runfast 2 anfänger", "schwimmen": "schwimmen 1 anfänger",
        "scat": "scat 2 anfänger", "climbing": "climbing 3 anfänger"}
 
@@ -34,15 +33,6 @@ def _init(user_id: int, lang: str | None = None) -> dict[str, str]:
     data = sign({"auth_date": str(int(time.time())), "user": json.dumps(user)}, TOKEN)
     return {"X-Telegram-Init-Data": data}
 
-
-def _run(engine: Engine, scenario: Any) -> None:
-    service = Service(engine, Settings(cpu_delay=0))
-
-    async def main() -> None:
-        async with TestClient(TestServer(mounted(service, TOKEN, max_age=3600))) as client:
-            await scenario(service, client)
-
-    asyncio.run(main())
 
 
 def _new(service: Service, user_id: int, game: str) -> int:
@@ -81,7 +71,7 @@ def test_the_run_fast_view_as_the_player_reads_it(sqlite_engine: Engine, lang: s
                                            .cards_of(a)}
         assert any("Run Fast" in line for line in view["lines"])
 
-    _run(sqlite_engine, scenario)
+    run_api(sqlite_engine, scenario)
 
 
 def test_a_selection_is_named_and_only_a_legal_one_can_be_played(sqlite_engine: Engine
@@ -133,7 +123,7 @@ def test_a_selection_is_named_and_only_a_legal_one_can_be_played(sqlite_engine: 
             "table": table_id, "version": view["version"], "cards": [c.code for c in play.cards]})
         assert (await watcher.json()) == {"text": "Du bist nicht dran.", "move": None}
 
-    _run(sqlite_engine, scenario)
+    run_api(sqlite_engine, scenario)
 
 
 def test_schwimmen_and_scat_say_what_to_choose_and_offer_their_moves(sqlite_engine: Engine
@@ -160,7 +150,7 @@ def test_schwimmen_and_scat_say_what_to_choose_and_offer_their_moves(sqlite_engi
         assert drawn["ok"] and len(drawn["hand"]) == 4 and set(drawn["selectable"]) == \
             set(drawn["hand"])
 
-    _run(sqlite_engine, scenario)
+    run_api(sqlite_engine, scenario)
 
 
 _CODE = re.compile(r'"((?:10|[2-9JQKA])[CSHD]|BJ|RJ)"')
@@ -231,4 +221,4 @@ def test_no_response_of_a_whole_game_shows_a_hidden_card(sqlite_engine: Engine,
             pytest.fail("the game did not end")
         assert responses > 20
 
-    _run(sqlite_engine, scenario)
+    run_api(sqlite_engine, scenario)
