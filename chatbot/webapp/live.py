@@ -29,6 +29,7 @@ class Hub:
     def __init__(self) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._watch: dict[int, set[asyncio.Event]] = {}
+        self.closing = False  # the server shuts down: open streams end
 
     @property
     def pages(self) -> int:
@@ -54,6 +55,11 @@ class Hub:
         loop = self._loop
         if ids and loop is not None and not loop.is_closed():
             loop.call_soon_threadsafe(self._wake, ids)
+
+    def close(self) -> None:
+        """End every open stream (the server is shutting down; pages reconnect elsewhere)."""
+        self.closing = True
+        self._wake(list(self._watch))
 
     def changed_all(self) -> None:
         """Every watched table may have changed (notifications were missed)."""

@@ -147,7 +147,7 @@ def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE) -> web.
         sent = None
         with hub.watch(table_id) as changed, contextlib.suppress(ConnectionResetError):
             view: dict[str, Any] | None = first
-            while view is not None:  # (until the page goes away: its connection resets)
+            while view is not None and not hub.closing:  # (or until the page goes away)
                 text = _dumps(view)
                 if text != sent:
                     await response.write(f"event: view\ndata: {text}\n\n".encode())
@@ -158,6 +158,8 @@ def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE) -> web.
                     await response.write(b": keep-alive\n\n")
                     continue
                 changed.clear()
+                if hub.closing:
+                    break
                 view = await asyncio.to_thread(view_of, user, table_id)
         return response
 
@@ -166,6 +168,9 @@ def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE) -> web.
 
     async def on_startup(app: web.Application) -> None:
         await asyncio.to_thread(listener.start)
+
+    async def on_shutdown(app: web.Application) -> None:
+        hub.close()  # (a graceful shutdown would otherwise wait for the streams to end)
 
     async def on_cleanup(app: web.Application) -> None:
         await asyncio.to_thread(listener.stop)
@@ -179,6 +184,7 @@ def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE) -> web.
     app.router.add_get("/", index)
     app.router.add_static("/static", STATIC)
     app.on_startup.append(on_startup)
+    app.on_shutdown.append(on_shutdown)
     app.on_cleanup.append(on_cleanup)
     return app
 

@@ -112,3 +112,30 @@ def test_a_move_in_another_process_reaches_the_open_page_on_postgresql(pg_engine
                        timeout=120)
 
     _scenario(pg_engine, press)
+
+
+def test_a_shutdown_ends_the_open_streams(sqlite_engine: Engine) -> None:
+    """A graceful shutdown (a rolling restart) does not wait for open pages: their streams
+    end, the page reconnects to another process."""
+    from aiohttp import ClientSession, web
+
+    service = Service(sqlite_engine, Settings(cpu_delay=0))
+    assert service.command(CHAT, ME, "new", "schwimmen 1 anfänger").ok
+    table_id = service.unfinished_tables("telegram", "42")[0].id
+
+    async def main() -> None:
+        runner = web.AppRunner(make_app(service, TOKEN), shutdown_timeout=3600)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = runner.addresses[0][1]
+        async with ClientSession() as session:
+            resp = await session.get(f"http://127.0.0.1:{port}/api/events?t={table_id}"
+                                     f"&initData={_quote(_init())}")
+            await _next_view(resp)
+            # (with the streams left open this would wait the whole shutdown_timeout)
+            await asyncio.wait_for(runner.cleanup(), 120)
+            rest = await asyncio.wait_for(resp.content.read(), 30)  # (to the end of the stream)
+            assert rest.strip() == b"" and resp.content.at_eof()
+
+    asyncio.run(main())

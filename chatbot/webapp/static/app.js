@@ -77,12 +77,17 @@ async function start() {
   window.addEventListener("resize", layoutHand);
   setInterval(tick, 1000);
   let view;
-  try {
-    view = await api.table(tableIdFromUrl());
-  } catch (err) {
-    showError(err);
-    return;
+  for (let delay = 1000; ; delay = Math.min(delay * 2, 30000)) {
+    try {
+      view = await api.table(tableIdFromUrl());
+      break;
+    } catch (err) {
+      if (err instanceof ApiError) { showError(err); return; }
+      setOnline(false); // no answer at all: try again
+      await new Promise((resolve) => { setTimeout(resolve, delay); });
+    }
   }
+  setOnline(true);
   applyView(view);
   S.stopEvents = api.events(String(view.table), applyView, setOnline);
 }
@@ -101,10 +106,9 @@ function showError(err) {
 // ------------------------------------------------------------------ views
 
 function normalize(v) {
-  // Defaults for every field of the contract (and a guard against an older server).
+  // Defaults for every field of the contract.
   const out = { players: [], turn: null, middle: {}, hand: [], selectable: [], moves: [],
     lines: [], result: null, over: false, texts: {}, ...v };
-  if (v.view && !v.players) out.hand = v.view.hand || [];
   out.middle = out.middle || {};
   out.texts = out.texts || {};
   return out;
@@ -121,7 +125,14 @@ function applyView(raw) {
     S.pending = null;
   } else {
     const can = new Set(v.selectable);
-    S.selected = S.selected.filter((c) => can.has(c));
+    const kept = S.selected.filter((c) => can.has(c));
+    if (kept.length !== S.selected.length) {
+      S.selected = kept;
+      S.view = v;
+      render();
+      askSelection();
+      return;
+    }
   }
   S.view = v;
   render();
