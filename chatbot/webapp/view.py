@@ -140,6 +140,7 @@ def render(loaded: Loaded) -> dict[str, Any]:
     table, seats, seat, lang = loaded.table, loaded.seats, loaded.seat, loaded.lang
     p = presenter(table.game)
     texts = {k: tr(lang, f"wa.{k}") for k in _PAGE_TEXTS}
+    texts["waiting"] = ""
     out: dict[str, Any] = {
         "table": table.id, "version": table.version, "game": table.game,
         "state": table.fsm_state, "seat": seat.seat_no if seat is not None else None,
