@@ -362,6 +362,20 @@ def press_and_settle(fake: FakeBotApi, chat: int, user: int, message_id: int, da
     return None
 
 
+def private_moves(fake: FakeBotApi, user: int, table_id: int, message_id: int) -> list[str]:
+    """The move buttons of a private table message, once the person is on turn; a round that
+    ended on the deal (a 31 dealt) is followed into the next one ("next")."""
+    for _ in range(5):
+        msg = fake.wait_for(lambda: (m := fake.message(user, message_id)) and (
+            move_datas(m, table_id) or codes(m, table_id).get("next")) and m, WAIT,
+            message="a move to make")
+        datas = move_datas(msg, table_id)
+        if datas:
+            return datas
+        press_and_settle(fake, user, user, message_id, codes(msg, table_id)["next"])
+    raise AssertionError("no move to make after five rounds")
+
+
 # ------------------------------------------------------------------------------ games
 
 

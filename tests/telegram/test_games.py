@@ -21,9 +21,9 @@ from .harness import (
     bot_texts,
     codes,
     greet,
-    move_datas,
     play_private,
     private_menu_to_table,
+    private_moves,
 )
 
 pytestmark = pytest.mark.e2e
@@ -123,8 +123,7 @@ def test_presses_arriving_together_count_once_each(fake: FakeBotApi, sqlite_url:
 
     def my_moves(user: int) -> list[str]:
         table_id, mid = tables[user]
-        return fake.wait_for(lambda: move_datas(fake.message(user, mid), table_id), WAIT,
-                             message="a move to make")
+        return private_moves(fake, user, table_id, mid)
 
     (a, b) = players
     moves = {user: my_moves(user) for user in players}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 import re
 
-from .harness import WAIT, GroupGame, move_datas, private_menu_to_table
+from .harness import WAIT, GroupGame, private_menu_to_table, private_moves
 
 PAGE = "https://cards.example.org/webapp/"
 
@@ -31,7 +31,8 @@ def test_the_table_opens_as_a_mini_app_privately_and_in_groups(fake, start_bot, 
                         fake.message(5151, message_id), WAIT, message="the private table")
     assert _opens(msg) == [{"text": "🃏 Tisch öffnen",
                             "web_app": {"url": f"{PAGE}?t={table_id}"}}]
-    assert move_datas(msg, table_id), "the chat's own move buttons stay"
+    assert private_moves(fake, 5151, table_id, message_id), "the chat's own buttons stay"
+    assert _opens(fake.message(5151, message_id)) == _opens(msg)
 
     game = GroupGame(fake, -5200, [5201, 5202], {5201: "Ada", 5202: "Ben"},
                      random.Random(1))
