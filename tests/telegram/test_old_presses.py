@@ -11,7 +11,7 @@ from sqlalchemy import create_engine, text
 
 from storage.db import database_url
 
-from .harness import WAIT, greet, move_datas, private_menu_to_table
+from .harness import WAIT, greet, private_menu_to_table, private_moves
 
 pytestmark = pytest.mark.e2e
 
@@ -22,8 +22,7 @@ def test_a_press_older_than_the_answer_window_is_applied_but_not_answered(
     user = 4747
     greet(fake, user, "Olga")
     table_id, message_id = private_menu_to_table(fake, user, opponents=1)
-    data = fake.wait_for(lambda: move_datas(fake.message(user, message_id), table_id), WAIT,
-                         message="a move")[0]
+    data = private_moves(fake, user, table_id, message_id)[0]
     bot.stop()
     # as if the last run had fetched far newer updates a minute ago, then died
     engine = create_engine(database_url(sqlite_url))

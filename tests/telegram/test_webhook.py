@@ -10,7 +10,7 @@ import urllib.request
 
 import pytest
 
-from .harness import WAIT, answer_text, greet, move_datas, private_menu_to_table
+from .harness import WAIT, answer_text, greet, private_menu_to_table, private_moves
 
 pytestmark = pytest.mark.e2e
 
@@ -69,8 +69,7 @@ def test_webhook_confirms_an_update_only_once_handled(fake, start_bot, sqlite_ur
     user = 4545
     greet(fake, user, "Wanda")
     table_id, message_id = private_menu_to_table(fake, user, opponents=1)
-    msg = fake.wait_for(lambda: move_datas(fake.message(user, message_id), table_id), WAIT,
-                        message="a move")
+    msg = private_moves(fake, user, table_id, message_id)
     uid = fake.press(user, user, message_id, msg[0])
     answer_text(fake, uid)
     query_id = fake.get_update(uid)["callback_query"]["id"]
