@@ -129,7 +129,7 @@ class Person:
 
 ANNA = Person(1001, "Anna")
 BEN = Person(1002, "Ben")
-CEM = Person(1003, "Cem")
+CEM = Person(1003, "Cem", "en")  # the page in English
 GROUP = ChatRef("telegram", "-1001234", "group", "Stammtisch")
 
 
@@ -155,6 +155,19 @@ def state_of(service: Service, table_id: int) -> tuple[Any, Any]:
     assert table is not None and table.state_json
     game = GAMES[table.game]
     return game, game.from_json(table.state_json)
+
+
+def to_a_turn(service: Service, table_id: int) -> tuple[Any, Any, int]:
+    """On to somebody's turn: a round that ended on the deal (a 31 in Schwimmen or Scat) is
+    followed by the next one, as the group's "next" button does."""
+    for _ in range(5):
+        game, state = state_of(service, table_id)
+        seat = game.to_act(state)
+        if seat is not None:
+            return game, state, seat
+        version = service.table(table_id).version  # type: ignore[union-attr]
+        assert service.press(GROUP, ANNA.ref, f"v1:{table_id}:{version}:next").ok
+    raise AssertionError("no turn after five rounds")
 
 
 PHONE = {"width": 360, "height": 740}

@@ -7,6 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 from aiohttp.test_utils import TestClient, TestServer
 from sqlalchemy.engine import Engine
@@ -43,3 +47,16 @@ def test_the_first_load_is_under_150_kb(sqlite_engine: Engine) -> None:
         return total
 
     assert asyncio.run(main()) <= 150_000
+
+
+def test_the_bench_measures_the_first_load_in_chromium(browser: object) -> None:
+    """bench/webapp_page.py in a real Chromium: the page's bytes as transferred (gzip asked
+    for, as a browser does) stay under 150 kB, and no request leaves 127.0.0.1."""
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, str(root / "bench" / "webapp_page.py")],
+                         capture_output=True, text=True, timeout=120, cwd=root)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "no request left 127.0.0.1" in out.stdout
+    page = re.search(r"page \(html \+ js \+ css \+ telegram-web-app.js\): (\d+) bytes", out.stdout)
+    assert page is not None, out.stdout
+    assert 10_000 < int(page.group(1)) <= 150_000, out.stdout

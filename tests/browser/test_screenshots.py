@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import ANNA, BEN, DARK, LIGHT, Live, group_game, needs_playwright, state_of
+from .conftest import ANNA, BEN, DARK, LIGHT, Live, group_game, needs_playwright, to_a_turn
 
 needs_playwright()
 from playwright.sync_api import expect  # noqa: E402
@@ -25,10 +25,15 @@ def test_screenshots(game: str, open_page: Any, live: Live, tmp_path: Path) -> N
     out = DOCS if os.environ.get("STAMMTISCH_SCREENSHOTS") == "1" else tmp_path
     out.mkdir(parents=True, exist_ok=True)
     table = group_game(live.service, game, [ANNA, BEN], cpus=1)
-    engine, state = state_of(live.service, table)
-    seat = engine.to_act(state)
+    for _ in range(10):  # on to a person's turn with a play (a pass made as in the chat)
+        engine, state, seat = to_a_turn(live.service, table)
+        actions = engine.legal_actions(state)
+        if any(a.kind not in ("pass", "deal") for a in actions):
+            break
+        person = (ANNA, BEN)[seat]
+        now = live.service.table(table).version  # type: ignore[union-attr]
+        assert live.service.press(person.chat, person.ref, f"v1:{table}:{now}:pass").ok
     person = (ANNA, BEN)[seat]
-    actions = engine.legal_actions(state)
     if game == "runfast":
         pick = [c.code for c in max((a for a in actions if a.kind not in ("pass", "deal")),
                                     key=lambda a: len(a.cards)).cards]
@@ -40,7 +45,7 @@ def test_screenshots(game: str, open_page: Any, live: Live, tmp_path: Path) -> N
             page = open_page(table, person, viewport=viewport, theme=theme, color_scheme=scheme,
                              platform="unknown" if size == "desktop" else "android")
             for code in pick:
-                page.locator(f'.card[data-code="{code}"]').click(position={"x": 6, "y": 30})
+                page.locator(f'.card[data-code="{code}"]').click(position={"x": 6, "y": 12})
             expect(page.locator("#seltext")).to_have_attribute("data-ready", "1")
             expect(page.locator("#seltext")).not_to_have_text("")
             expect(page.locator("#hand .card.on")).to_have_count(len(pick))

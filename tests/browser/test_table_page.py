@@ -17,6 +17,7 @@ from .conftest import (
     needs_playwright,
     press_main_button,
     state_of,
+    to_a_turn,
 )
 
 needs_playwright()
@@ -33,8 +34,8 @@ def version(live: Live, table: int) -> int:
 
 
 def tap(page: Page, code: str) -> None:
-    """Tap a card where it shows (its left edge: the hand's cards overlap on a phone)."""
-    page.locator(f'.card[data-code="{code}"]').click(position={"x": 6, "y": 30})
+    """Tap a card at its top-left corner (it shows even where the hand overlaps)."""
+    page.locator(f'.card[data-code="{code}"]').click(position={"x": 6, "y": 12})
 
 
 def tap_and_play(page: Page, cards: list[str], *, telegram: bool = True) -> None:
@@ -45,6 +46,7 @@ def tap_and_play(page: Page, cards: list[str], *, telegram: bool = True) -> None
     expect(page.locator("#seltext")).not_to_have_text("")
     if telegram:
         page.wait_for_function(MAIN_ACTIVE)
+        assert main_button(page)["text"] not in ("", "Continue")  # the move's label
         press_main_button(page)
     else:
         expect(page.locator("#play")).to_be_enabled()
@@ -105,8 +107,7 @@ def test_schwimmen_swaps_a_hand_card_for_a_middle_card(open_page: Any, live: Liv
     """A hand card and a middle card tapped; the first press gets no answer (the network),
     the second sends the same key again, and the swap is played once."""
     table = group_game(live.service, "schwimmen", [ANNA, BEN], cpus=1)
-    game, state = state_of(live.service, table)
-    seat = game.to_act(state)
+    game, state, seat = to_a_turn(live.service, table)
     person = (ANNA, BEN)[seat]
     page = open_page(table, person)
     swap = next(a for a in game.legal_actions(state) if a.code.startswith("swap."))
@@ -139,10 +140,7 @@ def test_schwimmen_swaps_a_hand_card_for_a_middle_card(open_page: Any, live: Liv
 
 def test_scat_draws_then_discards(open_page: Any, live: Live) -> None:
     table = group_game(live.service, "scat", [ANNA, BEN], cpus=1)
-    game, state = state_of(live.service, table)
-    seat = game.to_act(state)
-    if game.phase(state) != "turn" or seat not in (0, 1):  # a 31 on the deal ended the round
-        return
+    game, state, seat = to_a_turn(live.service, table)
     page = open_page(table, (ANNA, BEN)[seat])
     before = page.locator("#app").get_attribute("data-version")
     page.locator('#moves button[data-move="draw"]').click()
@@ -156,8 +154,7 @@ def test_scat_draws_then_discards(open_page: Any, live: Live) -> None:
 
 def test_climbing_plays_by_tapping_with_the_page_button(open_page: Any, live: Live) -> None:
     table = group_game(live.service, "climbing", [ANNA, BEN, CEM], cpus=1)
-    game, state = state_of(live.service, table)
-    seat = game.to_act(state)
+    game, state, seat = to_a_turn(live.service, table)
     people = {0: ANNA, 1: BEN, 2: CEM}
     assert seat in people, json.dumps(game.phase(state))
     page = open_page(table, people[seat], platform="unknown")
@@ -165,29 +162,37 @@ def test_climbing_plays_by_tapping_with_the_page_button(open_page: Any, live: Li
     play = max(plays, key=lambda a: len(a.cards))
     tap_and_play(page, [c.code for c in play.cards], telegram=False)
     assert main_button(page) == {}  # outside Telegram: the page's own button, no MainButton
+    # Cem's page speaks English (his Telegram language), Anna's German
+    texts = {}
+    for person in (ANNA, CEM):
+        other = open_page(table, person)
+        expect(other.locator("#app")).to_have_attribute("data-version", str(version(live, table)))
+        texts[person.name] = other.locator("#log summary").inner_text()
+    assert texts == {"Anna": "Tisch und Züge", "Cem": "Table and moves"}, texts
 
 
 def test_the_stream_comes_back_and_a_chat_move_shows(open_page: Any, live: Live) -> None:
     """The event stream drops once: "offline" shows until the page reconnects (by itself);
     then a move made in the chat (a button press, not the page) appears without reload."""
     table = group_game(live.service, "schwimmen", [ANNA, BEN], cpus=1)
-    game, state = state_of(live.service, table)
-    seat = game.to_act(state)
+    game, state, seat = to_a_turn(live.service, table)
     watcher = (BEN, ANNA)[seat]  # the one not on turn watches
     tries: list[str] = []
+    down = [True]
 
-    def drop_once(route: Any) -> None:
+    def drop_while_down(route: Any) -> None:
         tries.append(route.request.url)
-        if len(tries) == 1:
+        if down[0]:
             route.abort("connectionreset")
         else:
             route.continue_()
 
     page = open_page(None, watcher)  # no table named: the person's newest open table
-    page.route("**/webapp/api/events*", drop_once)
+    page.route("**/webapp/api/events*", drop_while_down)
     page.reload()
     expect(page.locator("#offline")).to_be_visible()
-    expect(page.locator("#offline")).to_be_hidden()
+    down[0] = False  # the page tries again by itself (1 s, 2 s, 4 s … apart)
+    expect(page.locator("#offline")).to_be_hidden(timeout=20_000)
     assert len(tries) >= 2
     before = version(live, table)
     expect(page.locator("#app")).to_have_attribute("data-version", str(before))

@@ -289,6 +289,7 @@ function layoutHand() {
     el.style.left = `${Math.round(left + j * step)}px`;
     el.style.top = `${top + r * rowGap}px`;
     el.style.zIndex = String(i + 1);
+    el.dataset.row = String(r);
     el.style.setProperty("--arc", `${arc}px`);
   });
   hand.style.height = `${top + (rows - 1) * rowGap + h + 12}px`;
