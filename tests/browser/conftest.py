@@ -206,5 +206,12 @@ def main_button(page: Any) -> dict[str, Any]:
     return setups[-1] if setups else {}
 
 
+def back_button(page: Any) -> bool | None:
+    """Whether the page last asked the client to show its BackButton."""
+    events = page.evaluate("window.__tg")
+    setups = [json.loads(d) for t, d in events if t == "web_app_setup_back_button"]
+    return setups[-1].get("is_visible") if setups else None
+
+
 def press_main_button(page: Any) -> None:
     page.evaluate("Telegram.WebView.receiveEvent('main_button_pressed')")

@@ -11,7 +11,9 @@ from .conftest import (
     ANNA,
     BEN,
     CEM,
+    DARK,
     Live,
+    back_button,
     group_game,
     main_button,
     needs_playwright,
@@ -121,6 +123,13 @@ def test_schwimmen_swaps_a_hand_card_for_a_middle_card(open_page: Any, live: Liv
         else:
             route.continue_()
 
+    # Telegram's BackButton shows with a selection and clears it
+    tap(page, swap.give.code)
+    expect(page.locator(".card.on")).to_have_count(1)
+    assert back_button(page) is True
+    page.evaluate("Telegram.WebView.receiveEvent('back_button_pressed')")
+    expect(page.locator(".card.on")).to_have_count(0)
+    assert back_button(page) is False
     page.route("**/webapp/api/move", flaky)
     before = version(live, table)
     for code in (swap.give.code, swap.take.code):
@@ -202,3 +211,8 @@ def test_the_stream_comes_back_and_a_chat_move_shows(open_page: Any, live: Live)
     assert live.service.press(mover.chat, mover.ref, f"v1:{table}:{before}:{code}").ok
     expect(page.locator("#app")).not_to_have_attribute("data-version", str(before))
     assert page.evaluate("window.__same") is True
+    # Telegram switches to its dark theme: the page follows
+    expect(page.locator("html")).to_have_attribute("data-scheme", "light")
+    page.evaluate("theme => Telegram.WebView.receiveEvent('theme_changed', {theme_params: theme})",
+                  DARK)
+    expect(page.locator("html")).to_have_attribute("data-scheme", "dark")
