@@ -63,9 +63,11 @@ def needs_playwright() -> None:
                     allow_module_level=True)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
-    """One headless Chromium for the whole session (the system's, never Playwright's)."""
+    """One headless Chromium for this package's tests (the system's, never Playwright's).
+    Package scope: Playwright's sync API keeps an event loop running in this thread while it
+    is open, and ``asyncio.run`` in the other packages' tests must not meet it."""
     if not CHROMIUM.exists():
         _missing(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
     try:
