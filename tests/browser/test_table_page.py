@@ -84,6 +84,10 @@ def test_two_people_play_a_run_fast_hand_by_tapping(open_page: Any, live: Live) 
     else:
         raise AssertionError("the hand did not end in 80 moves")
     for page in pages.values():
+        haptics = {json.loads(d).get("type") + ":" + str(json.loads(d).get("notification_type"))
+                   for t, d in page.evaluate("window.__tg")
+                   if t == "web_app_trigger_haptic_feedback"}
+        assert {"selection_change:None", "notification:success"} <= haptics, haptics
         expect(page.locator("#result")).to_be_visible()
         assert page.evaluate("window.__same") is True
         assert not page.js_errors
@@ -173,8 +177,8 @@ def test_climbing_plays_by_tapping_with_the_page_button(open_page: Any, live: Li
     assert main_button(page) == {}  # outside Telegram: the page's own button, no MainButton
     # Cem's page speaks English (his Telegram language), Anna's German
     texts = {}
-    for person in (ANNA, CEM):
-        other = open_page(table, person)
+    for person in (ANNA, CEM):  # (the table by the link's start parameter this time)
+        other = open_page(None, person, init=person.init(start_param=f"t{table}"))
         expect(other.locator("#app")).to_have_attribute("data-version", str(version(live, table)))
         texts[person.name] = other.locator("#log summary").inner_text()
     assert texts == {"Anna": "Tisch und Züge", "Cem": "Table and moves"}, texts
