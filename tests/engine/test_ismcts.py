@@ -171,3 +171,16 @@ def test_availability_counts_follow_the_determinizations():
     assert y.avail == 2 + 20
     assert y.visits >= 20
     assert x.visits <= 3 + 20 + 2
+
+
+def test_the_arena_seats_ismcts_with_the_experte_settings():
+    from bench import arena
+
+    bot = arena.make_bot("schwimmen", I.ISMCTS, 0.3, None, {"exploration": 0.5})
+    assert bot.level == I.ISMCTS and bot.budget == 0.3 and bot.exploration == 0.5
+    assert bot.time_budget() == pytest.approx(0.3)  # the arena's load factor is 1
+    fixed = arena.make_bot("runfast", I.ISMCTS, 1.0, 2, None)
+    assert fixed.iterations == 20
+    record = arena.play_one("runfast", [I.ISMCTS, NORMAL, NORMAL], 0, 1, 1.0, 1,
+                            None, None, None)
+    assert record["levels"] == [I.ISMCTS, NORMAL, NORMAL]
