@@ -182,8 +182,13 @@ def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE) -> web.
     app.router.add_post("/api/move", signed(move))
     app.router.add_get("/api/events", signed(events))
     app.router.add_get("/", index)
-    app.router.add_static("/static", STATIC)
+    static = app.router.add_static("/static", STATIC)
     app.on_startup.append(on_startup)
+    async def revalidate(request: web.Request, response: web.StreamResponse) -> None:
+        if request.match_info.route.resource is static:  # (asked again after a deploy:
+            response.headers["Cache-Control"] = "no-cache"  # never old and new modules mixed)
+
+    app.on_response_prepare.append(revalidate)
     app.on_shutdown.append(on_shutdown)
     app.on_cleanup.append(on_cleanup)
     return app

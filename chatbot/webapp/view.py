@@ -7,6 +7,7 @@ chat and the page never disagree. See docs/webapp-api.md for the JSON.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from datetime import UTC
 from typing import Any
@@ -71,6 +72,7 @@ class Loaded:
     seat: Seat | None
     lang: str
     where: str | None
+    next_table: int | None = None  # the table "play again" opened after this one
 
     @property
     def state(self) -> Any:
@@ -112,7 +114,15 @@ def load(session: Session, user_id: int, user_lang: str | None, table_id: int | 
                          default_language)
     chat = store.get_chat(session, table.chat_id)
     where = chat.title if chat is not None and not table.is_private else None
-    return Loaded(table, seats, seat, lang, where or None)
+    following = None
+    if player is not None and table.fsm_state in (fsm.FINISHED, fsm.ABANDONED):
+        following = session.exec(  # a rematch in the same chat the person sits at
+            select(GameTable.id).join(Seat, col(Seat.table_id) == GameTable.id)
+            .where(Seat.player_id == player.id, GameTable.chat_id == table.chat_id,
+                   col(GameTable.id) > table.id,
+                   col(GameTable.fsm_state).not_in((fsm.FINISHED, fsm.ABANDONED)))
+            .order_by(col(GameTable.id).desc())).first()
+    return Loaded(table, seats, seat, lang, where or None, following)
 
 
 def _deadline(table: GameTable, seat: Seat | None) -> float | None:
@@ -148,7 +158,8 @@ def render(loaded: Loaded) -> dict[str, Any]:
         "players": [], "turn": {"seat": None, "deadline": None, "yours": False},
         "middle": {"label": "", "cards": [], "text": None, "stack": None},
         "hand": [], "selectable": [], "moves": [], "lines": [], "result": None,
-        "over": table.fsm_state in (fsm.FINISHED, fsm.ABANDONED), "texts": texts}
+        "over": table.fsm_state in (fsm.FINISHED, fsm.ABANDONED), "texts": texts,
+        "next_table": loaded.next_table, "now": time.time()}
     model = play.model(table, seats)
     view = render_private(table, seats, model, seat, lang, single=table.is_private,
                           where=loaded.where)

@@ -194,6 +194,9 @@ def open_page(browser: Any, live: Live) -> Iterator[Callable[..., Any]]:
         if on_response is not None:
             page.on("response", on_response)
         page.goto(live.url(table, init or person.init(), **kw))
+        # the first view drawn (or the error shown) before the test reads or taps anything
+        page.wait_for_function("document.getElementById('app').dataset.version"
+                               " || !document.getElementById('error').hidden")
         return page
 
     yield open_

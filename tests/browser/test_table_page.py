@@ -5,6 +5,7 @@ forged initData gets no table; the other three games open and take a move by tap
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from .conftest import (
@@ -220,3 +221,23 @@ def test_the_stream_comes_back_and_a_chat_move_shows(open_page: Any, live: Live)
     page.evaluate("theme => Telegram.WebView.receiveEvent('theme_changed', {theme_params: theme})",
                   DARK)
     expect(page.locator("html")).to_have_attribute("data-scheme", "dark")
+
+
+def test_play_again_on_the_page_goes_on_at_the_new_table(open_page: Any, live: Live) -> None:
+    """A finished private game: "Nochmal spielen" on the page opens the next table, and the
+    page follows it (its own stream, the URL names it)."""
+    service = live.service
+    assert service.command(ANNA.chat, ANNA.ref, "start").ok
+    assert service.command(ANNA.chat, ANNA.ref, "new", "schwimmen 1 anfänger").ok
+    table = service.unfinished_tables("telegram", ANNA.chat.external_id)[0].id
+    for code in ("resign", "resign.y"):  # (the quickest way to a finished game)
+        assert service.press(ANNA.chat, ANNA.ref,
+                             f"v1:{table}:{version(live, table)}:{code}").ok, code
+    page = open_page(table, ANNA)
+    page.locator('#moves button[data-move="again"]').click()
+    expect(page).to_have_url(re.compile(rf"[?&]t=(?!{table}\b)\d+"))
+    following = service.unfinished_tables("telegram", ANNA.chat.external_id)[0].id
+    assert following != table and f"t={following}" in page.url
+    expect(page.locator("#app")).to_have_attribute("data-version",
+                                                   str(version(live, following)))
+    assert page.locator("#hand .card").count() == 3 and not page.js_errors

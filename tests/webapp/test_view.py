@@ -227,5 +227,17 @@ def test_no_response_of_a_whole_game_shows_a_hidden_card(sqlite_engine: Engine,
         else:
             pytest.fail("the game did not end")
         assert responses > 20
+        # "play again" from the page: the old table's view names the new one (the page follows)
+        again = next(m for m in view["moves"] if m["code"] == "again")
+        resp = await client.post("/webapp/api/move", headers=_init(42), json={
+            "table": table_id, "version": view["version"], "code": again["code"], "key": "a"})
+        assert resp.status == 200, await resp.text()
+        old = await (await client.get(f"/webapp/api/table?t={table_id}", headers=_init(42))).json()
+        following = service.unfinished_tables("telegram", "42")[0].id
+        assert following != table_id and old["next_table"] == following
+        new = await (await client.get(f"/webapp/api/table?t={following}",
+                                      headers=_init(42))).json()
+        assert new["seat"] == 0 and not new["over"] and new["next_table"] is None
+        assert abs(new["now"] - time.time()) < 3600  # the server's clock, for the turn clock
 
     run_api(sqlite_engine, scenario)

@@ -17,6 +17,8 @@ const S = {
   busy: false,
   online: true,
   stopEvents: null,
+  skew: 0, // the server's clock minus this device's, in seconds (for the turn clock)
+  following: null, // the table "play again" led to, once followed
 };
 
 // ------------------------------------------------------------------ start
@@ -118,6 +120,10 @@ function applyView(raw) {
   const v = normalize(raw);
   const old = S.view;
   if (old && old.table === v.table && v.version < old.version) return; // a late event
+  if (typeof v.now === "number") S.skew = v.now - Date.now() / 1000;
+  if (v.next_table && v.over && (!old || old.table === v.table)) {
+    follow(String(v.next_table)); // "play again" opened the next table
+  }
   if (!old || old.table !== v.table || old.version !== v.version) {
     S.selected = [];
     S.sel = null;
@@ -136,6 +142,22 @@ function applyView(raw) {
   }
   S.view = v;
   render();
+}
+
+async function follow(tableId) {
+  // Go on at the table that follows: its own stream, and the URL names it.
+  if (S.following === tableId) return;
+  S.following = tableId;
+  if (S.stopEvents) S.stopEvents();
+  const url = new URL(location.href);
+  url.searchParams.set("t", tableId);
+  history.replaceState(null, "", url);
+  try {
+    applyView(await api.table(tableId));
+  } catch (err) {
+    if (err instanceof ApiError) { showError(err); return; }
+  }
+  S.stopEvents = api.events(tableId, applyView, setOnline);
 }
 
 function setOnline(online) {
@@ -297,7 +319,7 @@ function layoutHand() {
 }
 
 function tick() {
-  const now = Date.now() / 1000;
+  const now = Date.now() / 1000 + S.skew;
   for (const el of document.querySelectorAll(".clock")) {
     const left = Math.max(0, Math.ceil(Number(el.dataset.deadline) - now));
     el.textContent = `⏱ ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
