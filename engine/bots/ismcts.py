@@ -1,7 +1,7 @@
 """ISMCTS: single-observer information-set Monte Carlo tree search, the field's reference.
 
 Cowling, Powley and Whitehouse, "Information Set Monte Carlo Tree Search", IEEE TCIAIG 4(2),
-2012 (SO-ISMCTS, their algorithm 3). One tree for the deciding seat's information set; every
+2012: SO-ISMCTS, the single-observer variant). One tree for the deciding seat's information set; every
 iteration
 
 1. draws one *determinization*: a full state consistent with the observation, from the same
