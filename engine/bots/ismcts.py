@@ -93,24 +93,9 @@ def _normal_playout(game_id: str) -> Callable[[Any, random.Random], Any]:
     """The round played to its end by Normal players (each from its own view of the state)."""
     game = GAMES[game_id]
     if game_id == "runfast":
-        from .runfast import normal_play
+        from .runfast_experte import normal_playout
 
-        R = game
-
-        def runfast(state: Any, rng: random.Random) -> Any:
-            apply, play_families = R.apply, R.play_families
-            while state.phase == TURN:
-                fams = play_families(state)
-                if not fams:
-                    state, _ = apply(state, R.PASS)
-                    continue
-                s = state.to_act
-                hands = state.hands
-                fam, mask = normal_play(fams, hands[s], tuple(h.bit_count() for h in hands), s,
-                                        state.table is None, rng)
-                state, _ = apply(state, R._play_action(mask, fam.kind))
-            return state
-        return runfast
+        return normal_playout
     if game_id == "climbing":
         from .climbing import Normal
         from .climbing_experte import _View

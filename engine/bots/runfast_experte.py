@@ -33,6 +33,22 @@ for _o in range(13):
 _ABOVE[0] = R.DECK_MASK
 
 
+def normal_playout(state: R.State, rng: random.Random) -> R.State:
+    """The hand played to its end by Normal players (each from its own hand and the counts)."""
+    apply, play_families = R.apply, R.play_families
+    while state.phase == TURN:
+        fams = play_families(state)
+        if not fams:
+            state, _ = apply(state, R.PASS)
+            continue
+        s = state.to_act
+        hands = state.hands
+        fam, mask = normal_play(fams, hands[s], tuple(h.bit_count() for h in hands), s,
+                                state.table is None, rng)
+        state, _ = apply(state, R._play_action(mask, fam.kind))
+    return state
+
+
 class Knowledge:
     """What the public history of the hand says about the others' hands."""
 
@@ -174,19 +190,7 @@ class RunFastSearch(GameSearch):
         )
 
     def rollout(self, world: R.State, action: Any, seat: int, rng: random.Random) -> float:
-        state, _ = R.apply(world, action)
-        apply, play_families = R.apply, R.play_families
-        while state.phase == TURN:
-            fams = play_families(state)
-            if not fams:
-                state, _ = apply(state, R.PASS)
-                continue
-            s = state.to_act
-            hands = state.hands
-            fam, mask = normal_play(fams, hands[s], (hands[0].bit_count(), hands[1].bit_count(),
-                                                     hands[2].bit_count()),
-                                    s, state.table is None, rng)
-            state, _ = apply(state, R._play_action(mask, fam.kind))
+        state = normal_playout(R.apply(world, action)[0], rng)
         return float(state.result.delta[seat])  # type: ignore[union-attr]
 
 
