@@ -72,6 +72,13 @@ class GameSearch:
         """A full engine state consistent with everything ``obs`` shows."""
         raise NotImplementedError
 
+    def long_round(self, obs: Any) -> bool:
+        """Whether the round has gone on so long that the search plays Normal's move (the
+        first candidate) without searching. Normal settles for less the longer a round lasts,
+        so a table of searching players still ends its round; without this, searching players
+        that each expect the *others* (Normal in their playouts) to knock could swap forever."""
+        return False
+
     def rollout(self, world: Any, action: Action, seat: int, rng: random.Random) -> float:
         """Play ``action`` in ``world``, then the round to its end; the outcome for ``seat``."""
         raise NotImplementedError
@@ -124,7 +131,7 @@ class Experte:
             return legal[0]
         search = self.search
         candidates = search.candidates(obs, rng)
-        if len(candidates) == 1:
+        if len(candidates) == 1 or search.long_round(obs):
             return candidates[0]
         return self._search(obs, candidates, rng)
 

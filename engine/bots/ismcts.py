@@ -23,7 +23,9 @@ iteration
    of the hand in Run Fast, normalised; the points of the round in the climbing game, / 3) and
    adds each node's mover's reward along the path.
 
-The move is the root child with the most visits. Time: the Experte's budget and load factor
+The move is the root child with the most visits; in a round that has gone on very long (the
+Experte's ``GameSearch.long_round``: Schwimmen, Scat) Normal's move, as the Experte does, so
+that a table of searching players ends its rounds. Time: the Experte's budget and load factor
 (``budget=`` seconds per decision, default ``experte.BUDGET``; ``load=``; stop at 92 % of it),
 or a fixed number of iterations (``iterations=``: deterministic, for tests). The arena seats it
 as level ``ismcts``; it is not a level offered in chat (``engine.bots.LEVELS``).
@@ -185,6 +187,8 @@ class Ismcts:
         self.expand = expand
         self._step = _normal_step(self.game_id) if expand == "normal" else None
         self._rewards = REWARDS[self.game_id]
+        self._search = get_bot(self.game_id, EXPERTE).search
+        self._normal = get_bot(self.game_id, "normal")
         self.last_stats: dict[str, Any] = {}
         self.last_root: Node | None = None
 
@@ -207,6 +211,8 @@ class Ismcts:
         legal = obs.legal
         if len(legal) == 1:
             return legal[0]
+        if self._search.long_round(obs):  # as the Experte: a very long round ends by Normal
+            return self._normal.choose(obs, rng)
         clock = self.clock
         start = clock()
         limit = self.iterations

@@ -50,6 +50,10 @@ def known_cards(moves: list[tuple[int, str, Card | None]], seats: int) -> list[s
     return known
 
 
+LONG_ROUND = 20  # turns of every player after which Normal's move is played (see
+# GameSearch.long_round: with the stock empty, taking the discard top could go on forever)
+
+
 class ScatSearch(GameSearch):
     game = S
 
@@ -79,6 +83,9 @@ class ScatSearch(GameSearch):
         first = self.policy.choose(obs, random.Random(0))
         legal.remove(first)
         return [first] + legal
+
+    def long_round(self, obs: S.Observation) -> bool:
+        return obs.phase == TURN and obs.turns >= LONG_ROUND * len(obs.players)
 
     def sample_world(self, obs: S.Observation, rng: random.Random) -> S.State:
         n = obs.seats

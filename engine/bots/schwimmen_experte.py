@@ -41,6 +41,10 @@ def known_cards(history: tuple[str, ...], seats: int) -> list[set[Card]]:
     return known
 
 
+LONG_ROUND = 12  # turns of every active player after which Normal's move is played (see
+# GameSearch.long_round; a round of three players lasts about 8 turns, rarely more than 25)
+
+
 class SchwimmenSearch(GameSearch):
     game = S
 
@@ -52,6 +56,10 @@ class SchwimmenSearch(GameSearch):
         first = self.policy.choose(obs, random.Random(0))
         legal.remove(first)
         return [first] + legal
+
+    def long_round(self, obs: S.Observation) -> bool:
+        active = sum(1 for o in obs.out if not o)
+        return obs.phase == TURN and obs.turns >= LONG_ROUND * active
 
     def sample_world(self, obs: S.Observation, rng: random.Random) -> S.State:
         n = obs.seats
