@@ -71,3 +71,22 @@ def test_split_runs_merge_to_the_single_run(tmp_path, capsys):
     assert [line.split("; decision")[0] for line in merged] == strip
     with pytest.raises(SystemExit):
         arena.main(["--merge", str(tmp_path / "a.json"), str(tmp_path / "a.json")])
+
+
+def test_arena_table_merges_kept_runs_into_one_row_per_match(tmp_path, capsys):
+    from bench import arena_table
+
+    seats = ["experte", "ismcts", "ismcts"]
+    for first in (0, 3):
+        arena.main(["--game", "schwimmen", "--seats", *seats, "--games", "3", "--seed", "2",
+                    "--playouts", "1", "--first", str(first),
+                    "--json", str(tmp_path / f"run-{first}.json")])
+    capsys.readouterr()
+    text = arena_table.table(str(tmp_path))
+    rows = [line for line in text.splitlines() if line.startswith("| schwimmen")]
+    assert rows and rows[0].startswith("| schwimmen, 3 | one Experte, 2 ISMCTS | 6 | **")
+    assert "33.3 %" in rows[0] and "coins left/game" in rows[0]
+    again = tmp_path / "run-again.json"  # the same games once more: refused
+    again.write_text((tmp_path / "run-3.json").read_text())
+    with pytest.raises(SystemExit, match="overlap"):
+        arena_table.table(str(tmp_path))

@@ -1,0 +1,115 @@
+"""The match table of docs/arena.md from the arena's kept runs (``bench/arena.py --json``).
+
+    python bench/arena_table.py [bench/results/ismcts]
+
+Runs of the same game, seats, seed, budget and settings are merged (they must not overlap);
+every match gives one Markdown row for its first seat's level ("one Experte, 2 ISMCTS"): games,
+share of games won with the 95 % Wilson interval and whether it is clear of the equal share,
+the means per game (and per hand in Run Fast and the climbing game), and decision times.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import sys
+from collections import defaultdict
+from typing import Any
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from bench.arena import summarize  # noqa: E402
+
+DEFAULT_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "ismcts")
+NAMES = {"experte": "Experte", "ismcts": "ISMCTS", "normal": "Normal", "anfaenger": "Anfänger"}
+UNITS = {"schwimmen": "coins left/game", "scat": "players outlasted/game",
+         "runfast": "points/game", "climbing": "points/game"}
+ORDER = ("schwimmen", "scat", "runfast", "climbing")
+
+
+def load(directory: str) -> dict[tuple, list[dict[str, Any]]]:
+    """The kept runs by match (game, seats, seed, budget, playouts, settings)."""
+    runs: dict[tuple, list[dict[str, Any]]] = defaultdict(list)
+    for path in sorted(glob.glob(os.path.join(directory, "*.json"))):
+        with open(path) as f:
+            run = json.load(f)
+        key = (run["game"], tuple(run["seats"]), run["seed"], run["budget"], run["playouts"],
+               json.dumps(run.get("ismcts"), sort_keys=True))
+        runs[key].append(run)
+    return runs
+
+
+def merged(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every game of the runs, once; overlapping runs are refused."""
+    spans = sorted((r.get("first", 0), r.get("first", 0) + r["games"]) for r in runs)
+    if any(a[1] > b[0] for a, b in zip(spans, spans[1:], strict=False)):
+        raise SystemExit("runs of one match overlap (the same games twice)")
+    return [g for r in sorted(runs, key=lambda r: r.get("first", 0)) for g in r["results"]]
+
+
+def _seats(levels: tuple[str, ...]) -> str:
+    first = levels[0]
+    others = [lv for lv in levels if lv != first]
+    text = f"one {NAMES[first]}"
+    if others:
+        text += f", {len(others)} {NAMES[others[0]]}"
+    return text
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}"
+
+
+def row(key: tuple, results: list[dict[str, Any]]) -> str:
+    game, levels, _seed, _budget, _playouts, _settings = key
+    summary = summarize(game, list(levels), results)
+    me = summary[levels[0]]
+    others = [e for lv, e in summary.items() if lv != levels[0]]
+    lo, hi = me["win_ci"]
+    clear = ("above" if lo > me["equal_share"] else "below" if hi < me["equal_share"]
+             else "not clear")
+    also = f"{me['points_mean']:.2f} [{me['points_ci'][0]:.2f}, {me['points_ci'][1]:.2f}] " \
+           f"{UNITS[game]}"
+    if others:
+        also += f" (others {others[0]['points_mean']:.2f})"
+    if "hands" in me:
+        hlo, hhi = me["hand_win_ci"]
+        plo, phi = me["hand_points_ci"]
+        also += (f"; hands won {_pct(me['hand_win_share'])} % [{_pct(hlo)}, {_pct(hhi)}] of "
+                 f"{me['hands']}, {me['hand_points_mean']:+.2f} [{plo:+.2f}, {phi:+.2f}] "
+                 "points/hand")
+    times = f"{1000 * me['time_p50']:.0f} / {1000 * me['time_p95']:.0f}"
+    if others:
+        times += f" · {1000 * others[0]['time_p50']:.0f} / {1000 * others[0]['time_p95']:.0f}"
+    return (f"| {game}, {len(levels)} | {_seats(levels)} | {me['games']} | "
+            f"**{_pct(me['win_share'])} %** [{_pct(lo)}, {_pct(hi)}] | "
+            f"{_pct(me['equal_share'])} % | {clear} | {also} | {times} |")
+
+
+HEADER = ("| game, players | seats | games | share of games won [95 % CI] | equal share | "
+          "interval | also | p50 / p95 ms (this level · the others) |\n"
+          "|---|---|---|---|---|---|---|---|")
+
+
+def table(directory: str) -> str:
+    """The Markdown tables, one per budget, matches in the order of the games."""
+    runs = load(directory)
+    out: list[str] = []
+    for budget in sorted({k[3] for k in runs}):
+        keys = sorted((k for k in runs if k[3] == budget),
+                      key=lambda k: (ORDER.index(k[0]), k[1][0] != "experte", k[1]))
+        out.append(f"**{budget:g} s per decision**, seed {keys[0][2]}:\n")
+        out.append(HEADER)
+        out.extend(row(k, merged(runs[k])) for k in keys)
+        out.append("")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    print(table(argv[0] if argv else DEFAULT_DIR))
+
+
+if __name__ == "__main__":
+    main()
