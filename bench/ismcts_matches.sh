@@ -7,6 +7,9 @@
 #
 # One process, one game at a time (start one per core for both directions); then
 # `python bench/arena_table.py` prints the table. GAMES and CHUNK: multiples of the seats.
+# FROM=N starts at game N, so that a second process can take the upper half of one direction;
+# a chunk another process is playing (its .tmp file) is skipped too — delete the .tmp files
+# that a killed run left behind.
 set -euo pipefail
 budget=$1; game=$2; games=$3; chunk=$4; shift 4
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,9 +17,9 @@ out=$here/bench/results/ismcts
 python=${PYTHON:-$here/.venv/bin/python}
 mkdir -p "$out"
 tag=$(echo "$@" | tr ' ' '-')
-for ((first = 0; first < games; first += chunk)); do
+for ((first = ${FROM:-0}; first < games; first += chunk)); do
   file=$out/$game-$tag-$budget-s1-$(printf %04d "$first").json
-  [ -f "$file" ] && continue
+  [ -f "$file" ] || [ -f "$file.tmp" ] && continue
   "$python" "$here/bench/arena.py" --game "$game" --seats "$@" --games "$chunk" \
     --first "$first" --seed 1 --budget "$budget" --json "$file.tmp" > /dev/null
   mv "$file.tmp" "$file"
