@@ -158,13 +158,16 @@ class GameBoard:
     cards_of: Callable[[Any], tuple[Card, ...]]  # the cards a move takes (() for none)
     pick: Callable[[Any, int, Sequence[Card]], Action | None]  # selected cards → the move
     kind: Callable[[Sequence[Card], str], str | None] | None = None  # a combination's name
+    on_table: Callable[[Any], object | None] = lambda state: None  # the play to beat, if any
 
 
 BOARDS: dict[str, GameBoard] = {
     "schwimmen": GameBoard(_schwimmen, _swim_cards, _swim_pick),
     "scat": GameBoard(_scat, _scat_cards, _scat_pick),
-    "runfast": GameBoard(_runfast, _play_cards, _runfast_pick, _runfast_kind),
-    "climbing": GameBoard(_climbing, _play_cards, _climbing_pick, _climbing_kind),
+    "runfast": GameBoard(_runfast, _play_cards, _runfast_pick, _runfast_kind,
+                         lambda state: state.current),
+    "climbing": GameBoard(_climbing, _play_cards, _climbing_pick, _climbing_kind,
+                          lambda state: state.table),
 }
 
 

@@ -237,9 +237,7 @@ def describe(loaded: Loaded, raw: object) -> dict[str, Any] | None:
         return {"text": spec.kind(cards, lang) or tr(lang, "wa.no_combo"), "move": None}
     label = _label(table.game, state, seat.seat_no, action, lang)
     if any(a.code == action.code for a in game.legal_actions(state)):
-        current = getattr(state, "current", None) if table.game == "runfast" else \
-            getattr(state, "table", None) if table.game == "climbing" else None
-        key = ("wa.beats" if current is not None else "wa.leads") \
+        key = ("wa.beats" if spec.on_table(state) is not None else "wa.leads") \
             if spec.kind is not None and action.kind != "give" else "wa.ok"
         return {"text": tr(lang, key, play=label),
                 "move": {"code": action.code, "label": label}}
