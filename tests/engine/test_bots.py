@@ -16,8 +16,7 @@ from engine import GAMES
 from engine.bots import ANFAENGER, EXPERTE, LEVELS, NORMAL, get_bot, levels_for
 from engine.bots import experte as E
 
-SEATS = {"schwimmen": 3, "scat": 3, "runfast": 3, "climbing": 4}
-MAX_MOVES = 20_000
+from .botplay import MAX_MOVES, SEATS, FakeClock, play_game, positions, same_choice_on_twins
 
 
 def experte(game_id: str, playouts: int = 2):
@@ -29,28 +28,6 @@ def bots_for(game_id: str, level: str) -> list:
     if level == EXPERTE:  # one Experte among Normal players keeps the test quick
         return [experte(game_id)] + [get_bot(game_id, NORMAL) for _ in range(n - 1)]
     return [get_bot(game_id, level) for _ in range(n)]
-
-
-def positions(game_id: str, seed: int, count: int, levels=(NORMAL,)) -> list:
-    """States along a game of Normal (or other) players where a seat has a real choice."""
-    game = GAMES[game_id]
-    n = SEATS[game_id]
-    state = game.new_game(n, seed=seed)
-    bots = [get_bot(game_id, levels[s % len(levels)]) for s in range(n)]
-    rng = random.Random(seed)
-    out = []
-    for _ in range(MAX_MOVES):
-        if game.is_over(state) or len(out) >= count:
-            break
-        seat = game.to_act(state)
-        if seat is None:
-            state, _ = game.apply(state, "deal")
-            continue
-        obs = game.observation(state, seat)
-        if len(obs.legal) > 1 and rng.random() < 0.3:
-            out.append(state)
-        state, _ = game.apply(state, bots[seat].choose(obs, rng))
-    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -76,118 +53,22 @@ def test_bots_play_complete_games_with_legal_moves_only(game_id, level):
     n = SEATS[game_id]
     games = 1 if level == EXPERTE else 3
     for g in range(games):
-        state = game.new_game(n, seed=7000 + g)
         bots = bots_for(game_id, level)
         order = list(range(n))
         random.Random(g).shuffle(order)  # the tested bot sits somewhere else each game
-        seat_bot = {s: bots[order[s]] for s in range(n)}
-        rng = random.Random(g)
-        for _ in range(MAX_MOVES):
-            if game.is_over(state):
-                break
-            seat = game.to_act(state)
-            if seat is None:
-                state, _ = game.apply(state, "deal")
-                continue
-            obs = game.observation(state, seat)
-            action = seat_bot[seat].choose(obs, rng)
-            assert action in obs.legal, (game_id, level, action)
-            assert game.can_apply(state, action)
-            state, _ = game.apply(state, action)
-        else:
-            raise AssertionError(f"{game_id}: the game did not end")
+        decisions = play_game(game_id, game.new_game(n, seed=7000 + g),
+                              {s: bots[order[s]] for s in range(n)}, random.Random(g))
+        assert decisions[order.index(0)] > 0  # the tested bot made decisions
 
 
 # ---------------------------------------------------------------------------------------------
 # the Experte decides from its observation only
 
 
-def _twin(game_id: str, state, seat: int, rng: random.Random):
-    """Another full state that gives ``seat`` the same observation: hidden cards moved between
-    the others' hands (and the unseen rest of the deck), keeping everything publicly known."""
-    game = GAMES[game_id]
-    obs = game.observation(state, seat)
-    for _ in range(200):
-        if game_id == "schwimmen":
-            from engine.bots.schwimmen_experte import known_cards
-            known = set().union(*known_cards(state.history, state.seats))
-            others = [s for s in state.active if s != seat]
-            s = rng.choice(others)
-            free = [c for c in state.hands[s] if c not in known]
-            unseen = [c for c in GAMES[game_id].DECK if c not in state.middle
-                      and all(c not in h for h in state.hands)]
-            if not free or not unseen:
-                continue
-            a, b = rng.choice(free), rng.choice(unseen)
-            hands = list(state.hands)
-            hands[s] = tuple(b if c is a else c for c in hands[s])
-            twin = state._replace(hands=tuple(hands))
-        elif game_id == "scat":
-            from engine.bots.scat_experte import known_cards, parse_history
-            known = set().union(*known_cards(parse_history(state.history), state.seats))
-            others = [s for s in state.players if s != seat]
-            s = rng.choice(others)
-            free = [c for c in state.hands[s] if c not in known]
-            if not free or not state.stock:
-                continue
-            a, b = rng.choice(free), rng.choice(state.stock)
-            hands = list(state.hands)
-            hands[s] = tuple(b if c is a else c for c in hands[s])
-            stock = tuple(a if c is b else c for c in state.stock)
-            twin = state._replace(hands=tuple(hands), stock=stock)
-        elif game_id == "runfast":
-            s, t = [x for x in range(3) if x != seat]
-            if not state.hands[s] or not state.hands[t]:
-                continue
-            a = rng.choice([1 << i for i in range(54) if state.hands[s] >> i & 1])
-            b = rng.choice([1 << i for i in range(54) if state.hands[t] >> i & 1])
-            hands = list(state.hands)
-            hands[s] = hands[s] & ~a | b
-            hands[t] = hands[t] & ~b | a
-            twin = state._replace(hands=tuple(hands))
-        else:
-            ex = state.exchange
-            fixed = {c for c in (ex.given, ex.back) if c is not None} if ex else set()
-            fixed |= {GAMES[game_id].THREE_OF_SPADES, GAMES[game_id].BLACK_JOKER_CARD,
-                      GAMES[game_id].RED_JOKER_CARD}
-            others = [x for x in range(4) if x != seat and state.hands[x]]
-            if len(others) < 2:
-                continue
-            s, t = rng.sample(others, 2)
-            fa = [c for c in state.hands[s] if c not in fixed and c.rank != 2]
-            fb = [c for c in state.hands[t] if c not in fixed and c.rank != 2]
-            if not fa or not fb:
-                continue
-            a, b = rng.choice(fa), rng.choice(fb)
-            from engine.climbing import sort_cards
-            hands = list(state.hands)
-            hands[s] = sort_cards([b if c is a else c for c in hands[s]])
-            hands[t] = sort_cards([a if c is b else c for c in hands[t]])
-            twin = state._replace(hands=tuple(hands))
-        if twin != state and game.observation(twin, seat) == obs:
-            return twin
-    return None
-
-
 @pytest.mark.parametrize("game_id", sorted(SEATS))
 def test_experte_decides_the_same_on_a_different_deal_with_the_same_observation(game_id):
-    game = GAMES[game_id]
-    rng = random.Random(5)
-    checked = 0
-    for state in positions(game_id, seed=11, count=12):
-        seat = game.to_act(state)
-        twin = _twin(game_id, state, seat, rng)
-        if twin is None:
-            continue
-        assert twin != state
-        obs_a, obs_b = game.observation(state, seat), game.observation(twin, seat)
-        assert obs_a == obs_b
-        a = experte(game_id, playouts=3).choose(obs_a, random.Random(99))
-        b = experte(game_id, playouts=3).choose(obs_b, random.Random(99))
-        assert a == b
-        checked += 1
-        if checked >= 3:
-            break
+    checked = same_choice_on_twins(
+        game_id, lambda obs: experte(game_id, playouts=3).choose(obs, random.Random(99)), 3)
     assert checked >= 2
 
 
@@ -225,18 +106,6 @@ def test_sampled_worlds_show_the_same_observation(game_id):
 
 # ---------------------------------------------------------------------------------------------
 # the Experte's clock
-
-
-class FakeClock:
-    def __init__(self, step: float) -> None:
-        self.now = 0.0
-        self.step = step
-        self.calls = 0
-
-    def __call__(self) -> float:
-        self.calls += 1
-        self.now += self.step
-        return self.now
 
 
 @pytest.mark.parametrize("game_id", sorted(SEATS))

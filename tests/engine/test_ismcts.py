@@ -13,9 +13,7 @@ from engine.bots import LEVELS, NORMAL, get_bot, levels_for
 from engine.bots import ismcts as I
 from engine.protocol import Action
 
-from .test_bots import FakeClock, _twin, positions
-
-SEATS = {"schwimmen": 3, "scat": 3, "runfast": 3, "climbing": 4}
+from .botplay import SEATS, FakeClock, play_game, positions, same_choice_on_twins
 
 
 def ismcts(game_id: str, iterations: int = 12, **kw):
@@ -35,50 +33,23 @@ def test_ismcts_is_seated_by_the_arena_only():
     if GAMES[g].MIN_SEATS <= n <= GAMES[g].MAX_SEATS])
 def test_plays_complete_games_with_legal_moves_only(game_id, seats):
     game = GAMES[game_id]
-    state = game.new_game(seats, seed=500 + seats)
     bots = [ismcts(game_id, iterations=4),  # Normal-guided expansion, Normal playouts
             ismcts(game_id, iterations=4, playout="random", expand="random")]  # the paper's
     bots += [get_bot(game_id, NORMAL) for _ in range(seats - 2)]
-    rng = random.Random(seats)
-    decisions = 0
-    for _ in range(20_000):
-        if game.is_over(state):
-            break
-        seat = game.to_act(state)
-        if seat is None:
-            state, _ = game.apply(state, "deal")
-            continue
-        obs = game.observation(state, seat)
-        action = bots[seat].choose(obs, rng)
-        assert action in obs.legal, (game_id, action)
-        decisions += seat < 2
-        state, _ = game.apply(state, action)
-        if game_id in ("runfast", "climbing") and getattr(state, "round_no", 1) > 2 \
-                and game.phase(state) == "payout":
-            break  # two hands are enough for the shedding games
-    else:
-        raise AssertionError(f"{game_id}: the game did not end")
-    assert decisions > 0
+
+    def two_hands(state) -> bool:  # two hands are enough for the shedding games
+        return game_id in ("runfast", "climbing") and getattr(state, "round_no", 1) > 2 \
+            and game.phase(state) == "payout"
+
+    decisions = play_game(game_id, game.new_game(seats, seed=500 + seats), bots,
+                          random.Random(seats), stop=two_hands)
+    assert decisions[0] > 0 and decisions[1] > 0
 
 
 @pytest.mark.parametrize("game_id", sorted(SEATS))
 def test_decides_the_same_on_a_different_deal_with_the_same_observation(game_id):
-    game = GAMES[game_id]
-    rng = random.Random(5)
-    checked = 0
-    for state in positions(game_id, seed=11, count=12):
-        seat = game.to_act(state)
-        twin = _twin(game_id, state, seat, rng)
-        if twin is None:
-            continue
-        obs_a, obs_b = game.observation(state, seat), game.observation(twin, seat)
-        assert twin != state and obs_a == obs_b
-        a = ismcts(game_id, iterations=20).choose(obs_a, random.Random(99))
-        b = ismcts(game_id, iterations=20).choose(obs_b, random.Random(99))
-        assert a == b
-        checked += 1
-        if checked >= 2:
-            break
+    checked = same_choice_on_twins(
+        game_id, lambda obs: ismcts(game_id, iterations=20).choose(obs, random.Random(99)), 2)
     assert checked >= 2
 
 
