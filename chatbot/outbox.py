@@ -18,7 +18,7 @@ import asyncio
 import hashlib
 import logging
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from sqlalchemy import bindparam, case, delete, func, update
@@ -28,7 +28,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from storage.db import read_only, utcnow, write_lock
+from storage.db import aware, read_only, utcnow, write_lock
 from storage.models import MessageSlot, Outbox
 
 log = logging.getLogger(__name__)
@@ -82,25 +82,21 @@ class CannotPin(Permanent):
     """The bot may not pin messages in this chat (or the platform has no pins)."""
 
 
-def _aware(when: datetime) -> datetime:
-    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
-
-
-def _hash(text: str, rows: list) -> str:
+def content_hash(text: str, rows: list) -> str:
     return hashlib.sha256((text + repr(rows)).encode()).hexdigest()[:32]
 
 
-_OUTBOX = Outbox.__table__  # type: ignore[attr-defined]
+OUTBOX = Outbox.__table__  # type: ignore[attr-defined]
 _SLOT = MessageSlot.__table__  # type: ignore[attr-defined]
 PER_CHAT = 20  # rows of one chat a pass looks at: a flooded chat never hides the others
 # The oldest pending rows, at most PER_CHAT of each chat (in order within a chat).
 _QUEUE = core_select(
-    _OUTBOX.c.id, _OUTBOX.c.chat_external_id, _OUTBOX.c.slot, _OUTBOX.c.repost,
-    _OUTBOX.c.fresh, _OUTBOX.c.text, _OUTBOX.c.buttons, _OUTBOX.c.not_before, _OUTBOX.c.action,
-    _OUTBOX.c.reply_to,
-    func.row_number().over(partition_by=_OUTBOX.c.chat_external_id,
-                           order_by=_OUTBOX.c.id).label("place"),
-).where(_OUTBOX.c.platform == bindparam("platform"), _OUTBOX.c.status == "pending").subquery()
+    OUTBOX.c.id, OUTBOX.c.chat_external_id, OUTBOX.c.slot, OUTBOX.c.repost,
+    OUTBOX.c.fresh, OUTBOX.c.text, OUTBOX.c.buttons, OUTBOX.c.not_before, OUTBOX.c.action,
+    OUTBOX.c.reply_to,
+    func.row_number().over(partition_by=OUTBOX.c.chat_external_id,
+                           order_by=OUTBOX.c.id).label("place"),
+).where(OUTBOX.c.platform == bindparam("platform"), OUTBOX.c.status == "pending").subquery()
 _PENDING = (core_select(_QUEUE.c.id, _QUEUE.c.chat_external_id, _QUEUE.c.slot, _QUEUE.c.repost,
                         _QUEUE.c.fresh,
                         _QUEUE.c.text, _QUEUE.c.buttons, _QUEUE.c.not_before,
@@ -111,9 +107,9 @@ _SLOTS = core_select(_SLOT.c.chat_external_id, _SLOT.c.slot, _SLOT.c.message_id,
                 _SLOT.c.text_hash).where(
     _SLOT.c.platform == bindparam("platform"),
     _SLOT.c.chat_external_id.in_(bindparam("chats", expanding=True)))
-_DROP = update(_OUTBOX).where(_OUTBOX.c.id.in_(bindparam("ids", expanding=True)),
-                              _OUTBOX.c.status == "pending").values(status="dropped")
-_SENT = update(_OUTBOX).where(_OUTBOX.c.id == bindparam("row_id")).values(
+DROP_ROWS = update(OUTBOX).where(OUTBOX.c.id.in_(bindparam("ids", expanding=True)),
+                              OUTBOX.c.status == "pending").values(status="dropped")
+_SENT = update(OUTBOX).where(OUTBOX.c.id == bindparam("row_id")).values(
     status="sent", sent_at=bindparam("sent_at"), message_id=bindparam("message_id"))
 _SLOT_UPSERT: dict[str, Any] = {}
 _FORGET_SLOT = delete(_SLOT).where(
@@ -136,7 +132,7 @@ def slot_effects(conn: Any, platform: str, item: Item, error: Exception | None) 
                                     "s_slot": item.slot})
 
 
-def _slot_upsert(dialect: str) -> Any:
+def slot_upsert(dialect: str) -> Any:
     """Insert a slot's message, or point the existing slot at it (one statement)."""
     stmt = _SLOT_UPSERT.get(dialect)
     if stmt is None:
@@ -162,7 +158,7 @@ class OutboxStore:
     def __init__(self, engine: Engine, platform: str, clock=utcnow) -> None:
         self.engine, self.platform, self.clock = engine, platform, clock
         self._reader = read_only(engine)
-        self._write_lock = write_lock(engine)
+        self.write_lock = write_lock(engine)
 
     def pending(self, limit: int = 200, now: datetime | None = None) -> list[Item]:
         """Rows due now, oldest first, at most ``PER_CHAT`` of a chat (so one chat's backlog
@@ -176,7 +172,7 @@ class OutboxStore:
             for r in rows:
                 if r.chat_external_id in waiting:
                     continue
-                if _aware(r.not_before) > now:
+                if aware(r.not_before) > now:
                     waiting.add(r.chat_external_id)
                     continue
                 due_rows.append(r)
@@ -197,7 +193,7 @@ class OutboxStore:
                 continue
             slot = slots.get((r.chat_external_id, r.slot)) if r.slot else None
             buttons = r.buttons or []
-            digest = _hash(r.text, buttons) if r.slot else None
+            digest = content_hash(r.text, buttons) if r.slot else None
             items.append(Item(
                 id=r.id, chat=r.chat_external_id, slot=r.slot, repost=r.repost, fresh=r.fresh,
                 text=r.text, rows=buttons,
@@ -205,14 +201,14 @@ class OutboxStore:
                 unchanged=bool(slot and slot.text_hash == digest), text_hash=digest,
                 action=r.action, reply_to=r.reply_to))
         if dropped:
-            with self._write_lock, self.engine.begin() as conn:
-                conn.execute(_DROP, {"ids": dropped})
+            with self.write_lock, self.engine.begin() as conn:
+                conn.execute(DROP_ROWS, {"ids": dropped})
         return items
 
     def done(self, item: Item, message_id: str | None) -> None:
         self.done_many([(item, message_id)])
 
-    def _message_moved(self, item: Item) -> None:
+    def message_moved(self, item: Item) -> None:
         """An action row meets the message its slot shows by the time it goes (a view before
         it in the same pass may have posted the slot anew)."""
         if item.action and item.slot:
@@ -227,8 +223,8 @@ class OutboxStore:
         if not delivered:
             return
         now = self.clock()
-        with self._write_lock, self.engine.begin() as conn:
-            upsert = _slot_upsert(conn.dialect.name)
+        with self.write_lock, self.engine.begin() as conn:
+            upsert = slot_upsert(conn.dialect.name)
             for item, message_id in delivered:
                 found = conn.execute(_SENT, {"row_id": item.id, "sent_at": now,
                                              "message_id": message_id}).rowcount
@@ -238,7 +234,7 @@ class OutboxStore:
                     continue
                 conn.execute(upsert, {
                     "platform": self.platform, "chat": item.chat, "slot": item.slot,
-                    "message_id": message_id, "text_hash": item.text_hash or _hash(item.text, item.rows),
+                    "message_id": message_id, "text_hash": item.text_hash or content_hash(item.text, item.rows),
                     "updated_at": now})
 
     def failed(self, item: Item, error: str, retry_after: float | None,
@@ -246,7 +242,7 @@ class OutboxStore:
         """A delivery that did not work: tried again later (``retry_after``), or given up
         with ``status`` ("dropped" for what does not apply here, e.g. a pin where the bot may
         not pin)."""
-        with self._write_lock, Session(self.engine) as session, session.begin():
+        with self.write_lock, Session(self.engine) as session, session.begin():
             row = session.get(Outbox, item.id)
             if row is None:
                 return
@@ -263,7 +259,7 @@ class OutboxStore:
 
     def forget_slots(self, chat: str) -> None:
         """Forget which messages show the slots of a chat (its screen was cleared)."""
-        with self._write_lock, Session(self.engine) as session, session.begin():
+        with self.write_lock, Session(self.engine) as session, session.begin():
             for slot in session.exec(select(MessageSlot).where(
                     MessageSlot.platform == self.platform,
                     MessageSlot.chat_external_id == chat)).all():
@@ -275,7 +271,7 @@ class OutboxStore:
             rows = session.exec(select(Outbox.chat_external_id, Outbox.sent_at).where(
                 Outbox.platform == self.platform, Outbox.status == "sent",
                 col(Outbox.sent_at) >= since)).all()
-        return [(chat, _aware(at)) for chat, at in rows if at is not None]
+        return [(chat, aware(at)) for chat, at in rows if at is not None]
 
     def next_due(self) -> datetime | None:
         with Session(self._reader) as session:
@@ -300,7 +296,7 @@ def plan(item: Item) -> str:
 
 def deliver(store: OutboxStore, item: Item, transport: Transport) -> None:
     """Deliver one item through a (blocking) transport, recording the outcome."""
-    store._message_moved(item)
+    store.message_moved(item)
     action = plan(item)
     try:
         message_id = item.message_id

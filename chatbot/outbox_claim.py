@@ -33,22 +33,22 @@ from sqlalchemy import select as core_select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
+from storage.db import aware
 from storage.models import MessageSlot, OutboxLease, SendWindow
 
 from .outbox import (
-    _DROP,
-    _OUTBOX,
+    DROP_ROWS,
     MAX_ATTEMPTS,
+    OUTBOX,
     PER_CHAT,
     CannotPin,
     Item,
     OutboxStore,
     Retry,
-    _aware,
-    _hash,
-    _slot_upsert,
+    content_hash,
     plan,
     slot_effects,
+    slot_upsert,
 )
 
 LEASE_SECONDS = 30.0  # a dead process's chats are free again after this
@@ -129,9 +129,9 @@ def _is_group(chat: str) -> bool:
 
 
 def _pending_chats() -> Any:
-    return core_select(_OUTBOX.c.chat_external_id).where(
-        _OUTBOX.c.platform == bindparam("b_platform"), _OUTBOX.c.status == "pending",
-        _OUTBOX.c.not_before <= bindparam("b_now"))
+    return core_select(OUTBOX.c.chat_external_id).where(
+        OUTBOX.c.platform == bindparam("b_platform"), OUTBOX.c.status == "pending",
+        OUTBOX.c.not_before <= bindparam("b_now"))
 
 
 _FREE = (core_select(_LEASE.c.chat_external_id)
@@ -158,12 +158,12 @@ _FREE_HOLDER = update(_LEASE).where(
     _LEASE.c.platform == bindparam("b_platform"),
     _LEASE.c.holder.in_(bindparam("b_holders", expanding=True))).values(holder="")
 _RANKED = core_select(
-    _OUTBOX.c.id, _OUTBOX.c.chat_external_id, _OUTBOX.c.slot, _OUTBOX.c.repost,
-    _OUTBOX.c.fresh, _OUTBOX.c.text, _OUTBOX.c.buttons, _OUTBOX.c.not_before, _OUTBOX.c.action,
-    func.row_number().over(partition_by=_OUTBOX.c.chat_external_id,
-                           order_by=_OUTBOX.c.id).label("place"),
-).where(_OUTBOX.c.platform == bindparam("b_platform"), _OUTBOX.c.status == "pending",
-        _OUTBOX.c.chat_external_id.in_(bindparam("b_chats", expanding=True))).subquery()
+    OUTBOX.c.id, OUTBOX.c.chat_external_id, OUTBOX.c.slot, OUTBOX.c.repost,
+    OUTBOX.c.fresh, OUTBOX.c.text, OUTBOX.c.buttons, OUTBOX.c.not_before, OUTBOX.c.action,
+    func.row_number().over(partition_by=OUTBOX.c.chat_external_id,
+                           order_by=OUTBOX.c.id).label("place"),
+).where(OUTBOX.c.platform == bindparam("b_platform"), OUTBOX.c.status == "pending",
+        OUTBOX.c.chat_external_id.in_(bindparam("b_chats", expanding=True))).subquery()
 # the oldest pending rows of the leased chats, at most PER_CHAT of each, in order, with the
 # message that shows each one's slot now (if any)
 _QUEUE = (core_select(_RANKED.c.id, _RANKED.c.chat_external_id, _RANKED.c.slot,
@@ -175,15 +175,15 @@ _QUEUE = (core_select(_RANKED.c.id, _RANKED.c.chat_external_id, _RANKED.c.slot,
               _SLOT.c.chat_external_id == _RANKED.c.chat_external_id,
               _SLOT.c.slot == _RANKED.c.slot)))
           .where(_RANKED.c.place <= PER_CHAT).order_by(_RANKED.c.id))
-_MARK = update(_OUTBOX).where(_OUTBOX.c.id.in_(bindparam("b_ids", expanding=True)),
-                              _OUTBOX.c.claimed_by.is_(None)).values(
+_MARK = update(OUTBOX).where(OUTBOX.c.id.in_(bindparam("b_ids", expanding=True)),
+                              OUTBOX.c.claimed_by.is_(None)).values(
     claimed_by=bindparam("b_holder"))
-_SENT = update(_OUTBOX).where(_OUTBOX.c.id == bindparam("b_row_id"),
-                              _OUTBOX.c.status == "pending").values(
+_SENT = update(OUTBOX).where(OUTBOX.c.id == bindparam("b_row_id"),
+                              OUTBOX.c.status == "pending").values(
     status="sent", sent_at=bindparam("b_sent_at"), message_id=bindparam("b_message_id"))
-_ATTEMPTS = core_select(_OUTBOX.c.id, _OUTBOX.c.attempts).where(
-    _OUTBOX.c.id.in_(bindparam("b_ids", expanding=True)))
-_FAILED = update(_OUTBOX).where(_OUTBOX.c.id == bindparam("b_row_id")).values(
+_ATTEMPTS = core_select(OUTBOX.c.id, OUTBOX.c.attempts).where(
+    OUTBOX.c.id.in_(bindparam("b_ids", expanding=True)))
+_FAILED = update(OUTBOX).where(OUTBOX.c.id == bindparam("b_row_id")).values(
     attempts=bindparam("b_attempts"), error=bindparam("b_error"), status=bindparam("b_status"),
     not_before=bindparam("b_not_before"))
 _READ_WINDOW = core_select(_WINDOW.c.sends).where(
@@ -233,7 +233,7 @@ class ClaimingOutbox:
         process takes their chats at once instead of after ``LEASE_SECONDS`` (a process on
         another host that died still holds its chats until its leases expire). Returns the
         holders whose leases were freed."""
-        with self.store._write_lock, self.engine.begin() as conn:
+        with self.store.write_lock, self.engine.begin() as conn:
             held = [r.holder for r in conn.execute(
                 _HELD, {"b_platform": self.platform, "b_holder": self.holder})
                 if _dead_on_this_host(r.holder, self.holder)]
@@ -249,7 +249,7 @@ class ClaimingOutbox:
         now_dt = self.store.clock()
         now = now_dt.timestamp()
         started = time.monotonic()
-        with self.store._write_lock, self.engine.begin() as conn:
+        with self.store.write_lock, self.engine.begin() as conn:
             dialect = conn.dialect.name
             if not self._window_ready:
                 conn.execute(_insert(dialect, "window"), {"b_platform": self.platform})
@@ -303,8 +303,8 @@ class ClaimingOutbox:
             chat = r.chat_external_id
             if chat in waiting:
                 continue
-            if _aware(r.not_before) > now_dt:  # keep the order: later rows wait too
-                waits.append((_aware(r.not_before) - now_dt).total_seconds())
+            if aware(r.not_before) > now_dt:  # keep the order: later rows wait too
+                waits.append((aware(r.not_before) - now_dt).total_seconds())
                 waiting.add(chat)
                 continue
             rows_by_chat[chat].append(r)
@@ -321,7 +321,7 @@ class ClaimingOutbox:
                 if len(items) >= limit:
                     break
                 buttons = r.buttons or []
-                digest = _hash(r.text, buttons) if r.slot else None
+                digest = content_hash(r.text, buttons) if r.slot else None
                 item = Item(id=r.id, chat=chat, slot=r.slot, repost=r.repost, fresh=r.fresh,
                             text=r.text,
                             rows=buttons, message_id=r.message_id if r.slot else None,
@@ -336,7 +336,7 @@ class ClaimingOutbox:
                     sends.append(now)
                 items.append(item)
         if dropped:
-            conn.execute(_DROP, {"ids": dropped})
+            conn.execute(DROP_ROWS, {"ids": dropped})
         return items, waits
 
     def _take_window(self, conn: Any, wanted: int, now: float, tag: str) -> int:
@@ -390,8 +390,8 @@ class ClaimingOutbox:
         when (epoch seconds) each chat's Bot API calls of the pass went out; they replace the
         places the claim held in the limits. (Without it, the claim's times stay.)"""
         now_dt = self.store.clock()
-        with self.store._write_lock, self.engine.begin() as conn:
-            upsert = _slot_upsert(conn.dialect.name)
+        with self.store.write_lock, self.engine.begin() as conn:
+            upsert = slot_upsert(conn.dialect.name)
             sent, slots, failed = [], [], []
             acted = []
             for item, message_id, error in outcomes:
@@ -404,7 +404,7 @@ class ClaimingOutbox:
                         slots.append({
                             "platform": self.platform, "chat": item.chat, "slot": item.slot,
                             "message_id": message_id,
-                            "text_hash": item.text_hash or _hash(item.text, item.rows),
+                            "text_hash": item.text_hash or content_hash(item.text, item.rows),
                             "updated_at": now_dt})
                 else:
                     failed.append((item, error))

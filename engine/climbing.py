@@ -69,16 +69,16 @@ _LOW_LABELS = {1: "A", **{v: RANK_LABELS[v - 3] if v >= 3 else "2" for v in rang
 _LABEL_LOW = {label: v for v, label in _LOW_LABELS.items()}
 
 
-def _sort_key(c: Card) -> tuple[int, int]:
+def sort_key(c: Card) -> tuple[int, int]:
     return (RANK[c.id], c.suit)
 
 
 def sort_cards(cards: Iterable[Card]) -> tuple[Card, ...]:
     """Cards in the climbing order (3 … A 2 BJ RJ), suits ♣ ♠ ♥ ♦ within a rank."""
-    return tuple(sorted(cards, key=_sort_key))
+    return tuple(sorted(cards, key=sort_key))
 
 
-def _max_high(low: int) -> int:
+def max_high(low: int) -> int:
     """The highest value a straight starting at ``low`` may reach (a 2 makes the ace low)."""
     return 13 if low <= 2 else 14
 
@@ -252,7 +252,7 @@ def parse_action(code: str) -> ClimbAction:
         low = _LABEL_LOW[m.group(1)]
         suits = m.group(2)
         high = low + len(suits) - 1
-        if high <= _max_high(low):
+        if high <= max_high(low):
             ordered = tuple(CARDS[_VALUE_RANK_CARD_BASE[v] + SUIT_LETTERS.index(s)]
                             for v, s in zip(range(low, high + 1), suits, strict=True))
             return _straight_action(ordered, high, _mask(ordered))
@@ -445,7 +445,7 @@ def _deal(state: State) -> tuple[State, list[Event]]:
             exchange = Exchange(first, last, None, None, "jokers")
             leader = to_act = first
         else:
-            top = max(dealt[last], key=_sort_key)
+            top = max(dealt[last], key=sort_key)
             dealt[last].remove(top)
             dealt[first].append(top)
             leader = last
@@ -525,7 +525,7 @@ def _straight_plays(sm: list[int], length: int | None = None,
     for low in range(1, 11):
         if not present[low]:
             continue
-        top = _max_high(low)
+        top = max_high(low)
         high = low
         while high < top and present[high + 1]:
             high += 1

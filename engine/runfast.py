@@ -306,7 +306,7 @@ def play_code(mask: int) -> str:
     return "p." + _b36(mask)
 
 
-def _play_action(mask: int, kind: str) -> RFAction:
+def play_action(mask: int, kind: str) -> RFAction:
     act = _ACTIONS.get(mask)
     if act is None:
         if len(_ACTIONS) >= _CACHE_LIMIT:
@@ -346,7 +346,7 @@ def parse_action(code: str) -> RFAction:
     key = interpret(mask, final=True)
     if key is None:
         raise IllegalAction("these cards are no combination")
-    return _play_action(mask, key[0])
+    return play_action(mask, key[0])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -678,13 +678,13 @@ class Plays(Sequence):
             raise IndexError("play index out of range")
         k = bisect_right(self._ends, i)
         f = self.families[k]
-        return _play_action(f.masks[i - self._ends[k] + len(f.masks)], f.kind)
+        return play_action(f.masks[i - self._ends[k] + len(f.masks)], f.kind)
 
     def __iter__(self) -> Iterator[RFAction]:
         for f in self.families:
             kind = f.kind
             for m in f.masks:
-                yield _play_action(m, kind)
+                yield play_action(m, kind)
 
     def __contains__(self, action: object) -> bool:
         mask = getattr(action, "mask", None)

@@ -48,9 +48,9 @@ DEFAULT_OPTIONS: dict[str, bool] = {
 
 DECK: tuple[Card, ...] = tuple(full_deck())
 # Value of each card by id: A 11; K Q J 10; 2..10 face value.
-_VALUE = [0] * len(CARDS)
+CARD_VALUE = [0] * len(CARDS)
 for _c in DECK:
-    _VALUE[_c.id] = 11 if _c.rank == 14 else min(_c.rank, 10)
+    CARD_VALUE[_c.id] = 11 if _c.rank == 14 else min(_c.rank, 10)
 _BLITZ2 = {3: 62, 4: 82}  # 31 and 41 in half points
 
 
@@ -99,14 +99,14 @@ def parse_action(code: str) -> ScatAction:
 # Hand values
 
 
-def _value2(hand: Sequence[Card], trio: bool = True) -> int:
+def half_points(hand: Sequence[Card], trio: bool = True) -> int:
     """Showdown value in half points: three of a rank 61 (three cards, with the trio bonus),
     else twice the best single-suit sum of all the cards."""
     if len(hand) == 3:
         c1, c2, c3 = hand
         if trio and c1.rank == c2.rank == c3.rank:
             return 61
-        v1, v2, v3 = _VALUE[c1.id], _VALUE[c2.id], _VALUE[c3.id]
+        v1, v2, v3 = CARD_VALUE[c1.id], CARD_VALUE[c2.id], CARD_VALUE[c3.id]
         s1, s2, s3 = c1.suit, c2.suit, c3.suit
         if s1 == s2:
             best = v1 + v2 + v3 if s1 == s3 else max(v1 + v2, v3)
@@ -119,7 +119,7 @@ def _value2(hand: Sequence[Card], trio: bool = True) -> int:
         return best * 2
     sums = [0, 0, 0, 0]
     for c in hand:
-        sums[c.suit] += _VALUE[c.id]
+        sums[c.suit] += CARD_VALUE[c.id]
     return 2 * max(sums)
 
 
@@ -131,8 +131,8 @@ def best_discard(hand: Sequence[Card], trio: bool = True,
     for c in hand:
         if c is keep:
             continue
-        v = _value2([d for d in hand if d is not c], trio)
-        key = (v, -_VALUE[c.id], c)
+        v = half_points([d for d in hand if d is not c], trio)
+        key = (v, -CARD_VALUE[c.id], c)
         if best is None or key[:2] > best[:2]:
             best = key
     assert best is not None
@@ -143,7 +143,7 @@ def _blitz_after_draw(hand: tuple[Card, ...], card: Card, size: int) -> bool:
     """After drawing ``card``: can ``size`` cards of its suit make 31 (41)? A hand without the
     new card cannot: it would have ended the round before."""
     suit = card.suit
-    vals = sorted((_VALUE[c.id] for c in hand if c.suit == suit), reverse=True)
+    vals = sorted((CARD_VALUE[c.id] for c in hand if c.suit == suit), reverse=True)
     return len(vals) >= size and 2 * sum(vals[:size]) == _BLITZ2[size]
 
 
@@ -155,7 +155,7 @@ def hand_value(cards: Sequence[Card], trio_bonus: bool = True) -> float:
         raise GameError("a Scat hand has three (four-card Scat: four) different cards")
     if any(c.is_joker for c in cards):
         raise GameError("Scat is played without jokers")
-    v2 = _value2(cards, trio_bonus)
+    v2 = half_points(cards, trio_bonus)
     return v2 // 2 if v2 % 2 == 0 else v2 / 2
 
 
@@ -298,7 +298,7 @@ def _rng(seed: int, round_no: int) -> random.Random:
     return random.Random(seed * 1_000_003 + round_no)
 
 
-def _after(group: Sequence[int], seat: int) -> int:
+def seat_after(group: Sequence[int], seat: int) -> int:
     """The first seat of ``group`` after ``seat`` in clockwise (seat) order."""
     for s in group:
         if s > seat:
@@ -334,7 +334,7 @@ def _deal(state: State, dealer: int, players: tuple[int, ...]) -> tuple[State, l
     deck = list(DECK)
     _rng(state.seed, round_no).shuffle(deck)
     n = state.seats
-    starter = _after(players, dealer)
+    starter = seat_after(players, dealer)
     i = players.index(starter)
     order = players[i:] + players[:i]
     dealt: list[list[Card]] = [[] for _ in range(n)]
@@ -354,7 +354,7 @@ def _deal(state: State, dealer: int, players: tuple[int, ...]) -> tuple[State, l
         "round": round_no, "dealer": dealer, "starter": starter, "players": list(players),
         "discard": deck[pos].code, "tiebreak": bool(state.tiebreak)})]
     blitz2 = _BLITZ2[size]
-    blitzers = tuple(s for s in order if _value2(hands[s], trio) == blitz2)
+    blitzers = tuple(s for s in order if half_points(hands[s], trio) == blitz2)
     if blitzers:
         events += [Event("blitz", s, {"when": "deal", "value": blitz2 // 2})
                    for s in sorted(blitzers)]
@@ -506,7 +506,7 @@ def apply(state: State, action: ScatAction | str) -> tuple[State, list[Event]]:
         if not state.stock:  # empty stock: the knock ends the round at once
             return _showdown(new, "stock_knock", seat, (), [event])
         new = new._replace(phase=FINAL_ROUND, final_left=len(state.players) - 1,
-                           to_act=_after(state.players, seat))
+                           to_act=seat_after(state.players, seat))
         return new, [event]
     # pass
     event = Event("pass", seat, {"stock_empty": True} if state.phase == TURN else {})
@@ -524,11 +524,11 @@ def _end_turn(state: State, seat: int, events: list[Event]) -> tuple[State, list
             return _showdown(state._replace(final_left=0, turns=state.turns + 1), "knock",
                              state.knocker, (), events)
         return state._replace(final_left=left, turns=state.turns + 1,
-                              to_act=_after(state.players, seat)), events
+                              to_act=seat_after(state.players, seat)), events
     return State(
         state.seats, state.options, state.seed, state.round_no, state.dealer, state.lives,
         state.out, state.reentered, state.players, state.tiebreak, state.hands, state.stock,
-        state.discard, state.phase, _after(state.players, seat), None, False, state.knocker,
+        state.discard, state.phase, seat_after(state.players, seat), None, False, state.knocker,
         state.final_left, state.moved, state.turns + 1, state.result, state.winner,
         state.history,
     ), events
@@ -538,7 +538,7 @@ def _next_round(state: State) -> tuple[State, list[Event]]:
     """Deal the next round: the tie-break players if a tie-break is due, else everybody left.
     The deal passes clockwise to the next seat of the new round after the last dealer."""
     players = state.tiebreak or tuple(state.remaining)
-    return _deal(state, _after(players, state.dealer), players)
+    return _deal(state, seat_after(players, state.dealer), players)
 
 
 def round_losses(values2: Sequence[int | None], players: Sequence[int], knocker: int | None,
@@ -564,7 +564,7 @@ def _showdown(state: State, reason: str, knocker: int | None, blitz: tuple[int, 
     values2: list[int | None] = [None] * n
     for s in players:
         hand = state.hands[s]
-        values2[s] = _value2(hand, trio) if len(hand) == size else best_discard(hand, trio)[0]
+        values2[s] = half_points(hand, trio) if len(hand) == size else best_discard(hand, trio)[0]
     losses = round_losses(values2, players, knocker, blitz)
     losers = tuple(sorted(losses))
     lives, out, reentered = list(state.lives), list(state.out), list(state.reentered)

@@ -34,10 +34,10 @@ MAX_SEATS = 4
 DEFAULT_OPTIONS: dict[str, Any] = {"coins": 3}
 
 # Value of each card by id (A 11; 10 J Q K 10; 7 8 9 face value); only 7..A occur.
-_VALUE = [0] * len(CARDS)
+CARD_VALUE = [0] * len(CARDS)
 for _c in CARDS:
     if 7 <= _c.rank <= 14:
-        _VALUE[_c.id] = 11 if _c.rank == 14 else min(_c.rank, 10)
+        CARD_VALUE[_c.id] = 11 if _c.rank == 14 else min(_c.rank, 10)
 DECK: tuple[Card, ...] = tuple(piquet_deck())
 _IN_DECK = frozenset(DECK)
 
@@ -92,11 +92,11 @@ def parse_action(code: str) -> SwimAction:
 # Hand values
 
 
-def _value2(c1: Card, c2: Card, c3: Card) -> int:
+def half_points(c1: Card, c2: Card, c3: Card) -> int:
     """Hand value in half points: 62 for 31, 61 for three of a rank, else 2 × best suit sum."""
     if c1.rank == c2.rank == c3.rank:
         return 61
-    v1, v2, v3 = _VALUE[c1.id], _VALUE[c2.id], _VALUE[c3.id]
+    v1, v2, v3 = CARD_VALUE[c1.id], CARD_VALUE[c2.id], CARD_VALUE[c3.id]
     s1, s2, s3 = c1.suit, c2.suit, c3.suit
     if s1 == s2:
         best = v1 + v2 + v3 if s1 == s3 else max(v1 + v2, v3)
@@ -116,7 +116,7 @@ def hand_value(cards: Sequence[Card]) -> float:
         raise GameError("a Schwimmen hand has three different cards")
     if any(c not in _IN_DECK for c in cards):
         raise GameError("Schwimmen is played with the 32 cards from 7 to ace")
-    v2 = _value2(*cards)
+    v2 = half_points(*cards)
     return v2 // 2 if v2 % 2 == 0 else v2 / 2
 
 
@@ -271,7 +271,7 @@ def _deal(state: State, starter: int) -> tuple[State, list[Event]]:
     )
     events = [Event("deal", None, {"round": round_no, "starter": starter,
                                     "middle": [c.code for c in middle]})]
-    thirty_one = [s for s in order if _value2(*hands[s]) == 62]
+    thirty_one = [s for s in order if half_points(*hands[s]) == 62]
     if thirty_one:
         return _showdown(new, "dealt_31", thirty_one[0], events, tuple(thirty_one))
     return new, events
@@ -403,7 +403,7 @@ def apply(state: State, action: SwimAction | str) -> tuple[State, list[Event]]:
         final_left, state.turns + 1, state.result, state.winner, state.history + (public,),
     ))
     events = [event]
-    if kind in ("swap", "swap_all") and _value2(*hand) == 62:
+    if kind in ("swap", "swap_all") and half_points(*hand) == 62:
         return _showdown(new, "31", seat, events)
     if ph == FINAL_ROUND and final_left == 0:
         return _showdown(new, "knock", None, events)
@@ -418,7 +418,7 @@ def _showdown(state: State, reason: str, thirty_one: int | None,
     active = state.active
     values2: list[int | None] = [None] * n
     for s in active:
-        values2[s] = _value2(*state.hands[s])
+        values2[s] = half_points(*state.hands[s])
     lowest = min(values2[s] for s in active)  # type: ignore[type-var]
     losers = [s for s in active if values2[s] == lowest]
     draw = len(losers) == len(active)

@@ -30,6 +30,11 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def aware(when: datetime) -> datetime:
+    """A time read back without its zone (SQLite keeps none) as the UTC time it was stored as."""
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
+
+
 def database_url(url: str | None = None) -> str:
     """The URL to use: the argument, else ``DATABASE_URL``, else a SQLite file here."""
     raw = url or os.environ.get("DATABASE_URL") or DEFAULT_URL

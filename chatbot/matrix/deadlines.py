@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 
-from storage.db import utcnow
+from storage.db import aware, utcnow
 
 from ..service import Change, Service
 
@@ -60,7 +60,7 @@ class Deadlines:
         while not self._stopping:
             try:
                 now = utcnow()
-                due = [(t, v) for t, (v, when) in self.armed.items() if _aware(when) <= now]
+                due = [(t, v) for t, (v, when) in self.armed.items() if aware(when) <= now]
                 for table_id, version in due:
                     if self.armed.get(table_id, (None,))[0] == version:
                         self.armed.pop(table_id, None)
@@ -75,7 +75,7 @@ class Deadlines:
                 log.exception("deadline pass failed")
             wait = self.sweep
             if self.armed:
-                soonest = min(_aware(w) for _v, w in self.armed.values())
+                soonest = min(aware(w) for _v, w in self.armed.values())
                 wait = min(wait, max(0.0, (soonest - utcnow()).total_seconds()))
             wait = min(wait, max(0.0, next_sweep - time.monotonic()))
             with contextlib.suppress(TimeoutError):
@@ -90,6 +90,3 @@ class Deadlines:
             await asyncio.to_thread(self.service.fire_due, table_id, version)
 
 
-def _aware(when: datetime) -> datetime:
-    from datetime import UTC
-    return when if when.tzinfo else when.replace(tzinfo=UTC)

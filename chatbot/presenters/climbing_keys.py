@@ -88,7 +88,7 @@ def _plays_by_kind(state: game.State) -> dict[str, list[game.ClimbAction]]:
         if a.is_play:
             out.setdefault(a.kind, []).append(a)
     for kind in out:
-        out[kind].sort(key=lambda a: (a.rank, a.length, [game._sort_key(c) for c in a.cards]))
+        out[kind].sort(key=lambda a: (a.rank, a.length, [game.sort_key(c) for c in a.cards]))
     return out
 
 

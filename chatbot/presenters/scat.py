@@ -193,11 +193,11 @@ def private_lines(state: game.State, seat: int, lang: str) -> list[str]:
     hand = state.hands[seat]
     drawn = state.drawn if state.to_act == seat else None
     if drawn is None:
-        value = game.format_value(game._value2(hand, trio))
+        value = game.format_value(game.half_points(hand, trio))
         return [tr(lang, "scat.hand", cards=show(_sorted(hand)), value=value)]
     rest = tuple(c for c in hand if c is not drawn)
     lines = [tr(lang, "scat.hand", cards=show(_sorted(rest)),
-                value=game.format_value(game._value2(rest, trio)))]
+                value=game.format_value(game.half_points(rest, trio)))]
     keep = drawn if state.from_pile else None
     best = game.format_value(game.best_discard(hand, trio, keep)[0])
     key = "scat.drawn_pile" if state.from_pile else "scat.drawn_stock"

@@ -125,7 +125,7 @@ def private_lines(state: game.State, seat: int, lang: str) -> list[str]:
     if state.phase in (PAYOUT, FINISHED) or state.out[seat]:
         return []
     hand = tuple(sorted(state.hands[seat], key=lambda c: (c.suit, -c.rank)))
-    value = game.format_value(game._value2(*hand))
+    value = game.format_value(game.half_points(*hand))
     return [tr(lang, "sw.hand", cards=show(hand), value=value)]
 
 

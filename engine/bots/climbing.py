@@ -14,7 +14,7 @@ from ..climbing import (
     RANK,
     ClimbAction,
     Observation,
-    _max_high,
+    max_high,
 )
 from ..protocol import EXCHANGE
 from . import ANFAENGER, NORMAL, register
@@ -83,7 +83,7 @@ def plan(hand: Sequence[Card]) -> list[tuple[str, int, tuple[Card, ...]]]:
             if not groups[_VALUE_RANK[low]]:
                 continue
             singles = 0
-            for high in range(low, _max_high(low) + 1):
+            for high in range(low, max_high(low) + 1):
                 g = groups[_VALUE_RANK[high]]
                 if not g:
                     break
@@ -107,7 +107,7 @@ def plan(hand: Sequence[Card]) -> list[tuple[str, int, tuple[Card, ...]]]:
 _COST_CACHE: dict[int, float] = {}
 
 
-def _cost_of_mask(mask: int) -> float:
+def cost_of_mask(mask: int) -> float:
     """``_cost`` of the cards of a mask (card ids as bits), remembered: hands recur often."""
     hit = _COST_CACHE.get(mask)
     if hit is None:
@@ -136,7 +136,7 @@ def _cost(hand: Sequence[Card]) -> float:
     return total
 
 
-def _penalty(action: ClimbAction, hand_size: int, danger: bool) -> float:
+def penalty(action: ClimbAction, hand_size: int, danger: bool) -> float:
     """What spending the strong cards of a play costs (nothing when the hand is nearly out)."""
     if hand_size <= 3:
         return 0.0
@@ -177,7 +177,7 @@ class Normal:
         for c in hand:
             hand_mask |= 1 << c.id
         for a in plays:
-            score = (_cost_of_mask(hand_mask & ~a.mask) + _penalty(a, len(hand), danger)
+            score = (cost_of_mask(hand_mask & ~a.mask) + penalty(a, len(hand), danger)
                      + rng.random() * 0.01)
             if score < best_score:
                 best, best_score = a, score

@@ -19,7 +19,7 @@ from .. import climbing as C
 from ..cards import Card
 from ..protocol import EXCHANGE, TURN
 from . import EXPERTE, register
-from .climbing import Normal, _cost_of_mask, _penalty
+from .climbing import Normal, cost_of_mask, penalty
 from .experte import Experte, GameSearch
 
 MAX_CANDIDATES = 8  # plays searched besides Normal's and the pass (by Normal's own order)
@@ -81,8 +81,8 @@ class ClimbingSearch(GameSearch):
             if sig in seen_sig:
                 continue
             seen_sig.add(sig)
-            scored.append((_cost_of_mask(hand_mask & ~a.mask)
-                           + _penalty(a, len(obs.hand), False), a.code, a))
+            scored.append((cost_of_mask(hand_mask & ~a.mask)
+                           + penalty(a, len(obs.hand), False), a.code, a))
         scored.sort(key=lambda t: (t[0], t[1]))
         out = [first] + [a for _, _, a in scored[:MAX_CANDIDATES]]
         if first is not C.PASS and C.PASS in obs.legal:
@@ -113,8 +113,8 @@ class ClimbingSearch(GameSearch):
             if ex.back is not None and ex.back not in played and ex.last != me:
                 fixed[ex.last].append(ex.back)
             if me == ex.first and ex.given is not None and ex.last != me:
-                top = C._sort_key(ex.given)
-                banned[ex.last] = lambda c, top=top: C._sort_key(c) > top
+                top = C.sort_key(ex.given)
+                banned[ex.last] = lambda c, top=top: C.sort_key(c) > top
         taken = played | mine
         for s in range(n):
             fixed[s] = [c for c in fixed[s] if c not in taken]

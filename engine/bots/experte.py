@@ -143,7 +143,7 @@ class Experte:
         limit = self.playouts
         deadline = start + self.time_budget() * 0.92 if limit is None else math.inf
         k = len(cands)
-        draw = self._world_source(obs, rng, start, deadline)
+        draw = self.world_source(obs, rng, start, deadline)
         values: list[list[float]] = [[] for _ in range(k)]
         active = list(range(k))
         worlds = 0
@@ -184,7 +184,7 @@ class Experte:
         return cands[best]
 
 
-    def _world_source(self, obs: Any, rng: random.Random, start: float,
+    def world_source(self, obs: Any, rng: random.Random, start: float,
                       deadline: float) -> Callable[[], Any]:
         """Where the sampled worlds come from: straight from ``sample_world``, or — when the game
         weighs worlds by the others' moves — resampled by weight from a pool of proposals

@@ -133,7 +133,7 @@ def _normal_step(game_id: str) -> Callable[[Any, random.Random], Action]:
             hands = state.hands
             fam, mask = normal_play(fams, hands[s], tuple(h.bit_count() for h in hands), s,
                                     state.table is None, rng)
-            return R._play_action(mask, fam.kind)
+            return R.play_action(mask, fam.kind)
         return runfast
     if game_id == "climbing":
         from .climbing import Normal
@@ -205,7 +205,7 @@ class Ismcts:
         """The Experte's world source for this observation (its sampler and weighting)."""
         experte = type(get_bot(self.game_id, EXPERTE))(
             playouts=self.iterations, clock=self.clock)
-        return experte._world_source(obs, rng, start, deadline)
+        return experte.world_source(obs, rng, start, deadline)
 
     def choose(self, obs: Any, rng: random.Random) -> Action:
         legal = obs.legal

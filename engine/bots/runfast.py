@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 
-from ..runfast import BOMB, CARD_POWER, SINGLE, Family, Observation, RFAction, _play_action
+from ..runfast import BOMB, CARD_POWER, SINGLE, Family, Observation, RFAction, play_action
 from . import ANFAENGER, NORMAL, register
 
 _POWER_OF_BIT = {1 << i: p for i, p in enumerate(CARD_POWER) if p >= 0}
@@ -44,7 +44,7 @@ def _size(fam: Family) -> int:
 
 
 def _action(fam: Family, mask: int) -> RFAction:
-    return _play_action(mask, fam.kind)
+    return play_action(mask, fam.kind)
 
 
 @register("runfast", ANFAENGER)

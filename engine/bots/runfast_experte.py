@@ -45,7 +45,7 @@ def normal_playout(state: R.State, rng: random.Random) -> R.State:
         hands = state.hands
         fam, mask = normal_play(fams, hands[s], tuple(h.bit_count() for h in hands), s,
                                 state.table is None, rng)
-        state, _ = apply(state, R._play_action(mask, fam.kind))
+        state, _ = apply(state, R.play_action(mask, fam.kind))
     return state
 
 
@@ -117,7 +117,7 @@ class RunFastSearch(GameSearch):
         hand = obs.hand_mask
         fam, mask = normal_play(fams, hand, obs.counts, obs.seat, obs.current is None,
                                 random.Random(0))
-        first = R._play_action(mask, fam.kind)
+        first = R.play_action(mask, fam.kind)
         scored = []
         for f in fams:
             m = _cheapest(f, hand, _structure_cost)
@@ -128,7 +128,7 @@ class RunFastSearch(GameSearch):
         scored.sort(key=lambda t: (t[0], t[1]))
         bombs = [t for t in scored if t[2] == R.BOMB][:1]
         rest = [t for t in scored if t[2] != R.BOMB][:MAX_CANDIDATES]
-        return [first] + [R._play_action(m, kind) for _, m, kind in rest + bombs]
+        return [first] + [R.play_action(m, kind) for _, m, kind in rest + bombs]
 
     def sample_world(self, obs: R.Observation, rng: random.Random) -> R.State:
         me = obs.seat

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from ..cards import Card
 from ..protocol import TURN
 from ..scat import (
-    _VALUE,
+    CARD_VALUE,
     DECK,
     DRAW,
     KNOCK,
@@ -25,9 +25,9 @@ from ..scat import (
     TAKE,
     Observation,
     ScatAction,
-    _value2,
     best_discard,
     drop,
+    half_points,
 )
 from . import ANFAENGER, NORMAL, register
 
@@ -54,7 +54,7 @@ class Unseen:
         vals: list[list[int]] = [[], [], [], []]
         self.by_rank: dict[int, list[Card]] = {}
         for c in cards:
-            vals[c.suit].append(_VALUE[c.id])
+            vals[c.suit].append(CARD_VALUE[c.id])
             self.by_rank.setdefault(c.rank, []).append(c)
         self.vals = [sorted(v) for v in vals]
         self.sums = []
@@ -72,14 +72,14 @@ def _draw_expectation(hand: Sequence[Card], unseen: Sequence[Card] | Unseen,
     A drawn card can only raise its own suit: the best hand holding it is the card plus the
     best (size − 1) cards of its suit in the hand (or a trio with a pair of its rank). Summed
     per suit over the sorted unseen values (exact integer arithmetic)."""
-    base = _value2(hand, trio)
+    base = half_points(hand, trio)
     prof = unseen if isinstance(unseen, Unseen) else Unseen(unseen)
     if not prof.n:
         return float(base)
     size = len(hand)
     tops = [0, 0, 0, 0]
     for s in range(4):
-        vals = sorted((_VALUE[c.id] for c in hand if c.suit == s), reverse=True)
+        vals = sorted((CARD_VALUE[c.id] for c in hand if c.suit == s), reverse=True)
         tops[s] = sum(vals[:size - 1])
     total = 0
     for s in range(4):
@@ -94,7 +94,7 @@ def _draw_expectation(hand: Sequence[Card], unseen: Sequence[Card] | Unseen,
         r0, r1, r2 = (c.rank for c in hand)
         pair_rank = r0 if r0 in (r1, r2) else r1 if r1 == r2 else -1
         for c in prof.by_rank.get(pair_rank, ()):  # a third card of the pair's rank: 30½
-            v = 2 * (_VALUE[c.id] + tops[c.suit])
+            v = 2 * (CARD_VALUE[c.id] + tops[c.suit])
             before = v if v > base else base
             if v < 61:
                 v = 61
@@ -117,7 +117,7 @@ class Anfaenger:
         if obs.drawn is not None:  # discard the worst card
             keep = obs.drawn if obs.from_pile else None
             return drop(best_discard(obs.hand, trio, keep)[1])
-        now = _value2(obs.hand, trio)
+        now = half_points(obs.hand, trio)
         extra = 8 if obs.hand_size == 4 else 0
         threshold = 2 * (rng.choice((25, 26, 27)) + extra)
         if KNOCK in legal and now >= threshold:
@@ -167,7 +167,7 @@ class Normal:
         unseen = Unseen(_unseen(obs))
         if obs.drawn is not None:
             return self._discard(obs, unseen, rng)
-        now = _value2(obs.hand, trio)
+        now = half_points(obs.hand, trio)
         take = _take_value(obs) if TAKE in legal else -1
         expect = _draw_expectation(obs.hand, unseen, trio) if DRAW in legal else float(now)
         threshold = self.threshold2(obs)
@@ -193,7 +193,7 @@ class Normal:
             if c is keep:
                 continue
             rest = tuple(d for d in obs.hand if d is not c)
-            value = _value2(rest, trio)
+            value = half_points(rest, trio)
             score = float(value)
             if not last_turn:  # keep the cards with the best prospects: commit to a suit
                 score += _draw_expectation(rest, unseen, trio) - value

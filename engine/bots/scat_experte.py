@@ -141,7 +141,7 @@ class ScatSearch(GameSearch):
             elif kind == "take":
                 pile.append(card)  # type: ignore[arg-type]
         rest = [c for c in _DECK_BY_ID if c not in pile]
-        starter = S._after(players, obs.dealer)
+        starter = S.seat_after(players, obs.dealer)
         order = players[players.index(starter):] + players[:players.index(starter)]
         base = S.State(
             seats=n, options=obs.options, seed=0, round_no=obs.round_no, dealer=obs.dealer,
@@ -164,7 +164,7 @@ class ScatSearch(GameSearch):
         blitz = 82 if hsize == 4 else 62
         trio = opts["trio_bonus"]
         for p in range(size):  # a dealt blitz would have ended the round at once
-            if any(S._value2(parts[p].hands[x], trio) == blitz for x in players):
+            if any(S.half_points(parts[p].hands[x], trio) == blitz for x in players):
                 weights[p] = 0.0
         for s, kind, card in moves:
             action = S.drop(card) if kind == "drop" else S.parse_action(kind)  # type: ignore[arg-type]
@@ -238,7 +238,7 @@ def _swap_in(state: S.State, seat: int, card: Card, pinned: set[Card],
     trio = dict(state.options)["trio_bonus"]
     best = None
     for c in free:
-        v = S._value2([d for d in hand if d is not c], trio) + rng.random() * 0.5
+        v = S.half_points([d for d in hand if d is not c], trio) + rng.random() * 0.5
         if best is None or v > best[0]:
             best = (v, c)
     out = best[1]  # type: ignore[index]

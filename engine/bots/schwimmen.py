@@ -6,11 +6,11 @@ from __future__ import annotations
 import random
 
 from ..protocol import TURN
-from ..schwimmen import _VALUE, KNOCK, PASS, SWAP_ALL, Observation, SwimAction, _value2
+from ..schwimmen import CARD_VALUE, KNOCK, PASS, SWAP_ALL, Observation, SwimAction, half_points
 from . import ANFAENGER, NORMAL, register
 
 
-def _after(obs: Observation, action: SwimAction) -> tuple:
+def hand_after(obs: Observation, action: SwimAction) -> tuple:
     """Hand and middle after an action (for swaps), else unchanged."""
     hand, middle = obs.hand, obs.middle
     if action.kind == "swap":
@@ -38,12 +38,12 @@ class Anfaenger:
 
     def choose(self, obs: Observation, rng: random.Random) -> SwimAction:
         legal = obs.legal
-        now = _value2(*obs.hand)
+        now = half_points(*obs.hand)
         patience = max(0, obs.turns // max(1, obs.seats) - 3)  # gets bored after a while
         if obs.phase == TURN and now >= 2 * (rng.choice((25, 26, 27)) - 2 * patience):
             return KNOCK
         swaps = [a for a in legal if a.kind in ("swap", "swap_all")]
-        scored = sorted(((_value2(*_after(obs, a)[0]), a.code, a) for a in swaps), reverse=True)
+        scored = sorted(((half_points(*hand_after(obs, a)[0]), a.code, a) for a in swaps), reverse=True)
         best_value, _, best = scored[0]
         if rng.random() < 0.15:  # a beginner's slip
             return rng.choice(swaps)
@@ -71,7 +71,7 @@ class Normal:
     def choose(self, obs: Observation, rng: random.Random) -> SwimAction:
         legal = obs.legal
         final = obs.phase != TURN
-        now = _value2(*obs.hand)
+        now = half_points(*obs.hand)
         active = sum(1 for o in obs.out if not o)
         if not final and KNOCK in legal:
             threshold = self.KNOCK_AT[min(4, max(2, active))]
@@ -87,13 +87,13 @@ class Normal:
         for action in legal:
             if action.kind not in ("swap", "swap_all"):
                 continue
-            hand, middle = _after(obs, action)
-            value = _value2(*hand)
+            hand, middle = hand_after(obs, action)
+            value = half_points(*hand)
             if value == 62:
                 return action  # 31 ends the round at once
             score = value + (0 if final else _potential(hand))
             if not final:  # do not leave a strong middle for the next player
-                score -= 0.25 * max(0, max(_VALUE[c.id] for c in middle) - 9)
+                score -= 0.25 * max(0, max(CARD_VALUE[c.id] for c in middle) - 9)
             score += rng.random() * 0.01
             if best_score is None or score > best_score:
                 best_score, best = score, action

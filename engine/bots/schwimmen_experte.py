@@ -123,7 +123,7 @@ class SchwimmenSearch(GameSearch):
             hands=tuple(tuple(h) for h in hands), middle=tuple(middle), phase=TURN,
             to_act=obs.starter, passed=(False,) * obs.seats, knocker=None, final_left=0,
             turns=0, history=())
-        if any(len(h) == 3 and S._value2(*h) == 62 for h in state.hands):
+        if any(len(h) == 3 and S.half_points(*h) == 62 for h in state.hands):
             return 0.0  # a dealt 31 would have ended the round at once
         w = 1.0
         choose = self.policy.choose

@@ -79,13 +79,13 @@ def _fallback(game_id: str, obs: Any, safe: list[Any]) -> Action:
     exchange that leaves the best hand (or keeping it, where passing is allowed); else the
     first safe move (drawing, in Scat)."""
     if game_id == "schwimmen":
-        from ..schwimmen import _value2
-        from .schwimmen import _after
+        from ..schwimmen import half_points
+        from .schwimmen import hand_after
 
         swaps = [a for a in safe if a.kind in ("swap", "swap_all")]
         keep = [a for a in safe if a.kind == "pass"]
-        best = max(swaps, key=lambda a: _value2(*_after(obs, a)[0]), default=None)
-        if keep and (best is None or _value2(*_after(obs, best)[0]) <= _value2(*obs.hand)):
+        best = max(swaps, key=lambda a: half_points(*hand_after(obs, a)[0]), default=None)
+        if keep and (best is None or half_points(*hand_after(obs, best)[0]) <= half_points(*obs.hand)):
             return keep[0]
         if best is not None:
             return best

@@ -108,7 +108,7 @@ def check_state(state: S.State) -> None:
             # a blitz always ends the round: nobody plays on with 31 (41) before a knock
             for s in state.players:
                 hand = state.hands[s]
-                best = S._value2(hand, trio) if len(hand) == size else \
+                best = S.half_points(hand, trio) if len(hand) == size else \
                     S.best_discard(hand, trio)[0]
                 assert best < S._BLITZ2[size]
     elif ph == PAYOUT:
@@ -261,9 +261,9 @@ def test_hand_value_matches_definition(cards, trio):
 def test_best_discard_is_the_best_of_all_discards(cards, trio):
     cards = tuple(cards)
     v, card = S.best_discard(cards, trio)
-    options = [S._value2(tuple(c for c in cards if c is not d), trio) for d in cards]
+    options = [S.half_points(tuple(c for c in cards if c is not d), trio) for d in cards]
     assert v == max(options)
-    assert S._value2(tuple(c for c in cards if c is not card), trio) == v
+    assert S.half_points(tuple(c for c in cards if c is not card), trio) == v
     keep = cards[-1]
     v2, card2 = S.best_discard(cards, trio, keep=keep)
     assert card2 is not keep

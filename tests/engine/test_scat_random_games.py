@@ -39,7 +39,7 @@ def patient_policy(state: S.State, rng: random.Random) -> S.ScatAction:
     if state.drawn is not None:
         keep = state.drawn if state.from_pile else None
         return S.drop(S.best_discard(hand, trio, keep)[1])
-    now = S._value2(hand, trio)
+    now = S.half_points(hand, trio)
     if S.KNOCK in legal and (not state.stock or len(state.stock) < 5) and rng.random() < 0.5:
         return S.KNOCK
     top = state.discard[-1]

@@ -121,7 +121,7 @@ def between_rounds(state: S.State, dealer: int) -> S.State:
 def deal_rigged(monkeypatch, state: S.State, hands_by_seat, discard: str):
     """Apply ``deal`` with a deck that gives each seat of the round these cards."""
     players = state.tiebreak or tuple(state.remaining)
-    starter = S._after(players, S._after(players, state.dealer))
+    starter = S.seat_after(players, S.seat_after(players, state.dealer))
     i = players.index(starter)
     order = players[i:] + players[:i]
     rig(monkeypatch, rigged_deck([hands_by_seat[s] for s in order], discard))
@@ -171,7 +171,7 @@ def test_rule_card_values_ace_11_pictures_10_else_face():
     expected = {2: 2, 3: 3, 4: 4, 5: 5, 6: 6, 7: 7, 8: 8, 9: 9, 10: 10, 11: 10, 12: 10, 13: 10,
                 14: 11}
     for c in S.DECK:
-        assert S._VALUE[c.id] == expected[c.rank]
+        assert S.CARD_VALUE[c.id] == expected[c.rank]
 
 
 @pytest.mark.parametrize(

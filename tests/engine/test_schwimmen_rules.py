@@ -136,7 +136,7 @@ def test_rule_card_values_ace_11_pictures_and_ten_10_else_face(hand, expected):
 def test_rule_card_values_table():
     expected = {7: 7, 8: 8, 9: 9, 10: 10, 11: 10, 12: 10, 13: 10, 14: 11}
     for c in S.DECK:
-        assert S._VALUE[c.id] == expected[c.rank]
+        assert S.CARD_VALUE[c.id] == expected[c.rank]
 
 
 @pytest.mark.parametrize(
