@@ -1,6 +1,10 @@
 """The match table of docs/arena.md from the arena's kept runs (``bench/arena.py --json``).
 
     python bench/arena_table.py [bench/results/ismcts]
+    python bench/arena_table.py --write docs/arena.md [bench/results/ismcts]
+
+``--write`` puts the tables between the file's ``<!-- arena_table -->`` and
+``<!-- /arena_table -->`` lines instead of printing them.
 
 Runs of the same game, seats, seed, budget and settings are merged (they must not overlap);
 every match gives one Markdown row for its first seat's level ("one Experte, 2 ISMCTS"): games,
@@ -106,9 +110,32 @@ def table(directory: str) -> str:
     return "\n".join(out)
 
 
+BEGIN, END = "<!-- arena_table -->", "<!-- /arena_table -->"
+
+
+def write(path: str, text: str) -> None:
+    """Replace the lines between the markers in ``path`` with ``text``."""
+    with open(path) as f:
+        lines = f.read().split("\n")
+    if lines.count(BEGIN) != 1 or lines.count(END) != 1 or lines.index(BEGIN) > lines.index(END):
+        raise SystemExit(f"{path}: needs one {BEGIN} line and one {END} line after it")
+    a, b = lines.index(BEGIN), lines.index(END)
+    with open(path, "w") as f:
+        f.write("\n".join(lines[:a + 1] + ["", text.strip(), ""] + lines[b:]))
+
+
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
-    print(table(argv[0] if argv else DEFAULT_DIR))
+    target = None
+    if argv[:1] == ["--write"]:
+        if len(argv) < 2:
+            raise SystemExit("--write needs a file")
+        target, argv = argv[1], argv[2:]
+    text = table(argv[0] if argv else DEFAULT_DIR)
+    if target is None:
+        print(text)
+    else:
+        write(target, text)
 
 
 if __name__ == "__main__":

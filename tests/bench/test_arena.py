@@ -86,6 +86,17 @@ def test_arena_table_merges_kept_runs_into_one_row_per_match(tmp_path, capsys):
     rows = [line for line in text.splitlines() if line.startswith("| schwimmen")]
     assert rows and rows[0].startswith("| schwimmen, 3 | one Experte, 2 ISMCTS | 6 | **")
     assert "33.3 %" in rows[0] and "coins left/game" in rows[0]
+    doc = tmp_path / "arena.md"  # --write: the tables between the markers, the rest kept
+    doc.write_text("# Arena\n\nbefore\n<!-- arena_table -->\nold table\n<!-- /arena_table -->\n"
+                   "after\n")
+    arena_table.main(["--write", str(doc), str(tmp_path)])
+    written = doc.read_text()
+    assert written.startswith("# Arena\n\nbefore\n<!-- arena_table -->\n\n**")
+    assert "old table" not in written and rows[0] in written
+    assert written.endswith("\n<!-- /arena_table -->\nafter\n")
+    doc.write_text("no markers\n")
+    with pytest.raises(SystemExit, match="needs one"):
+        arena_table.main(["--write", str(doc), str(tmp_path)])
     again = tmp_path / "run-again.json"  # the same games once more: refused
     again.write_text((tmp_path / "run-3.json").read_text())
     with pytest.raises(SystemExit, match="overlap"):
