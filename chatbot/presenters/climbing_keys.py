@@ -18,6 +18,7 @@ from engine.cards import BY_CODE
 from engine.protocol import EXCHANGE, TURN
 
 from ..i18n import N_, register, tr
+from .paging import in_rows, page_of, tab_or_page
 
 TABS = (*game.KINDS, "sel")
 PAGE = {"single": 8, "pair": 6, "triple": 4, "four": 4, "straight": 4}
@@ -111,10 +112,6 @@ def _tab(state: game.State, seat: int, ui: dict[str, Any] | None,
     return next((k for k in game.KINDS if k in groups), "")  # nothing beats: just Pass
 
 
-def _rows(buttons: list[tuple[str, str]], per_row: int) -> list[list[tuple[str, str]]]:
-    return [buttons[i:i + per_row] for i in range(0, len(buttons), per_row)]
-
-
 def action_buttons(state: game.State, seat: int, lang: str,
                    ui: dict[str, Any] | None = None) -> list[list[tuple[str, str]]]:
     """Rows of (label, code) for the seat on turn: kind tabs, the plays of the chosen kind
@@ -124,7 +121,7 @@ def action_buttons(state: game.State, seat: int, lang: str,
     if state.phase == EXCHANGE:
         gives = [(tr(lang, "cl.give", card=card_text(a.cards[0], lang, True)), a.code)
                  for a in game.legal_actions(state)]
-        return _rows(gives, 4)
+        return in_rows(gives, 4)
     if state.phase != TURN:
         return []
     groups = _plays_by_kind(state)
@@ -135,12 +132,12 @@ def action_buttons(state: game.State, seat: int, lang: str,
     for k in TABS:
         if k in groups or k == "sel":
             tabs.append((("• " if k == tab else "") + tr(lang, f"cl.tab.{k}"), f"ui.k.{k}"))
-    rows = _rows(tabs, 3)
+    rows = in_rows(tabs, 3)
     if tab == "sel":
         picked = set(_selection(state, seat, ui))
         hand = [(("✅" if c.code in picked else "") + card_text(c, lang, True), f"ui.t.{c.code}")
                 for c in state.hands[seat]]
-        rows += _rows(hand, HAND_PER_ROW)
+        rows += in_rows(hand, HAND_PER_ROW)
         sel = [c for c in state.hands[seat] if c.code in picked]
         play = tr(lang, "cl.play_sel", cards=cards_text(sel, lang, True)) if sel \
             else tr(lang, "cl.play_empty")
@@ -148,17 +145,9 @@ def action_buttons(state: game.State, seat: int, lang: str,
     elif tab:
         items = groups[tab]
         size = PAGE[tab]
-        pages = (len(items) + size - 1) // size
-        page = min(max(int((ui or {}).get("p") or 0), 0), pages - 1)
-        shown = items[page * size:(page + 1) * size]
-        rows += _rows([(_label(a, lang), a.code) for a in shown], PER_ROW[tab])
-        if pages > 1:
-            nav = []
-            if page > 0:
-                nav.append(("◀", f"ui.p.{page - 1}"))
-            nav.append((f"{page + 1}/{pages}", f"ui.p.{page}"))
-            if page < pages - 1:
-                nav.append(("▶", f"ui.p.{page + 1}"))
+        shown, nav = page_of(items, ui, size)
+        rows += in_rows([(_label(a, lang), a.code) for a in shown], PER_ROW[tab])
+        if nav:
             rows.append(nav)
     if state.table is not None:
         rows.append([(tr(lang, "cl.pass"), game.PASS.code)])
@@ -172,14 +161,9 @@ def ui_press(state: game.State, seat: int, ui: dict[str, Any], arg: str,
         raise ValueError(tr(lang, "cl.ui.not_now"))
     ui = dict(ui or {})
     head, _, rest = arg.partition(".")
-    if head == "k" and rest in TABS:
-        ui["k"], ui["p"] = rest, 0
-        if rest != "sel":
-            ui["s"] = []
-        return ui, None, None
-    if head == "p" and rest.isascii() and rest.isdigit() and len(rest) <= 3:
-        ui["p"] = int(rest)
-        return ui, None, None
+    moved = tab_or_page(ui, head, rest, TABS)
+    if moved is not None:
+        return moved, None, None
     if head == "t" and rest:
         hand = {c.code: c for c in state.hands[seat]}
         if rest not in hand:

@@ -19,6 +19,7 @@ from engine.cards import BY_CODE, show
 from engine.protocol import TURN
 
 from ..i18n import N_, NN_, engine_reason, register, tr
+from .paging import in_rows, page_of, tab_or_page
 
 TABS = (*game.KINDS, "sel")
 PAGE = 8  # plays per page
@@ -116,10 +117,6 @@ def _tab(state: game.State, seat: int, ui: dict[str, Any] | None,
     return next((k for k in game.KINDS if k in groups), "sel")
 
 
-def _rows(buttons: list[tuple[str, str]], per_row: int) -> list[list[tuple[str, str]]]:
-    return [buttons[i:i + per_row] for i in range(0, len(buttons), per_row)]
-
-
 _BODY = {"triple_two": "tt", "airplane": "ta"}  # the two-step kinds and their ui heads
 
 
@@ -171,13 +168,13 @@ def _body_rows(state: game.State, seat: int, lang: str, ui: dict[str, Any],
         rows = [[(back, f"ui.k.{kind}")]]
         kick = [(("✅" if c.code in picked else "") + c.symbol, f"ui.x.{c.code}")
                 for c in state.hand_cards(seat) if game.mask_of([c]) & _kickers(body, plays)]
-        return rows + _rows(kick, HAND_PER_ROW)
+        return rows + in_rows(kick, HAND_PER_ROW)
     buttons = [(tr(lang, "rf.triple", cards=show(game.cards_of(body))) if wanted == 2 else
                 tr(lang, "rf.plane", cards=show(game.cards_of(body)), n=wanted),
                 f"ui.{_BODY[kind]}.{key}")
                for key, (body, wanted, _) in grouped.items()]
     buttons += [(_label(game.cards_of(x)), game.play_code(x)) for x in single]
-    return _rows(buttons, PER_ROW[kind])
+    return in_rows(buttons, PER_ROW[kind])
 
 
 def action_buttons(state: game.State, seat: int, lang: str,
@@ -196,7 +193,7 @@ def action_buttons(state: game.State, seat: int, lang: str,
         picked = set(_selection(state, seat, ui))
         hand = [(("✅" if c.code in picked else "") + c.symbol, f"ui.t.{c.code}")
                 for c in state.hand_cards(seat)]
-        rows += _rows(hand, HAND_PER_ROW)
+        rows += in_rows(hand, HAND_PER_ROW)
         sel = [BY_CODE[c] for c in _selection(state, seat, ui)]
         play = tr(lang, "rf.play_sel", cards=show(sel)) if sel else tr(lang, "rf.play_empty")
         rows.append([(play, "ui.play"), (tr(lang, "rf.clear"), "ui.clear")])
@@ -204,22 +201,14 @@ def action_buttons(state: game.State, seat: int, lang: str,
         rows += _body_rows(state, seat, lang, ui or {}, groups, tab)
     else:
         items = groups[tab]
-        pages = (len(items) + PAGE - 1) // PAGE
-        page = min(max(int((ui or {}).get("p") or 0), 0), pages - 1)
-        shown = items[page * PAGE:(page + 1) * PAGE]
-        rows += _rows([(_label(game.cards_of(x)), game.play_code(x)) for x in shown],
+        shown, nav = page_of(items, ui, PAGE)
+        rows += in_rows([(_label(game.cards_of(x)), game.play_code(x)) for x in shown],
                       PER_ROW[tab])
-        if pages > 1:
-            nav = []
-            if page > 0:
-                nav.append(("◀", f"ui.p.{page - 1}"))
-            nav.append((f"{page + 1}/{pages}", f"ui.p.{page}"))
-            if page < pages - 1:
-                nav.append(("▶", f"ui.p.{page + 1}"))
+        if nav:
             rows.append(nav)
     tabs = [(("• " if k == tab else "") + tr(lang, f"rf.tab.{k}"), f"ui.k.{k}")
             for k in TABS if k in groups or k == "sel"]
-    rows += _rows(tabs, TABS_PER_ROW)
+    rows += in_rows(tabs, TABS_PER_ROW)
     return rows
 
 
@@ -275,16 +264,9 @@ def ui_press(state: game.State, seat: int, ui: dict[str, Any], arg: str,
         raise ValueError(tr(lang, "rf.ui.not_now"))
     ui = dict(ui or {})
     head, _, rest = arg.partition(".")
-    if head == "k" and rest in TABS:
-        ui["k"], ui["p"] = rest, 0
-        ui.pop("t", None)
-        ui.pop("x", None)
-        if rest != "sel":
-            ui["s"] = []
-        return ui, None, None
-    if head == "p" and rest.isascii() and rest.isdigit() and len(rest) <= 3:
-        ui["p"] = int(rest)
-        return ui, None, None
+    moved = tab_or_page(ui, head, rest, TABS, forget=("t", "x"))
+    if moved is not None:
+        return moved, None, None
     if head in ("tt", "ta", "x") and rest:
         return _press_body(state, seat, ui, head, rest, lang)
     hand = {c.code: c for c in state.hand_cards(seat)}
