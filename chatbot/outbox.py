@@ -108,7 +108,7 @@ _SLOTS = core_select(_SLOT.c.chat_external_id, _SLOT.c.slot, _SLOT.c.message_id,
     _SLOT.c.platform == bindparam("platform"),
     _SLOT.c.chat_external_id.in_(bindparam("chats", expanding=True)))
 DROP_ROWS = update(OUTBOX).where(OUTBOX.c.id.in_(bindparam("ids", expanding=True)),
-                              OUTBOX.c.status == "pending").values(status="dropped")
+                                  OUTBOX.c.status == "pending").values(status="dropped")
 _SENT = update(OUTBOX).where(OUTBOX.c.id == bindparam("row_id")).values(
     status="sent", sent_at=bindparam("sent_at"), message_id=bindparam("message_id"))
 _SLOT_UPSERT: dict[str, Any] = {}
