@@ -34,9 +34,9 @@ match() {  # BUDGET GAME GAMES CHUNK SEAT...
 
 if [ "${1:-}" = plan ]; then
   # Issue 20: both directions of every game at 0.25 s and 1 s, enough games for ±7 points
-  # (a single ISMCTS among Experte players in the climbing game wins so rarely that 60 do).
+  # (a single ISMCTS among Experte players in the climbing game wins so rarely that 72 do).
   for budget in 0.25 1.0; do
-    match "$budget" climbing 60 4 ismcts experte experte experte
+    match "$budget" climbing 72 4 ismcts experte experte experte
     match "$budget" climbing 200 4 experte ismcts ismcts ismcts
     match "$budget" runfast 240 12 experte ismcts ismcts
     match "$budget" runfast 240 12 ismcts experte experte
