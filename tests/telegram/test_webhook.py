@@ -172,7 +172,8 @@ def test_the_mini_app_api_is_served_by_the_bot(fake, start_bot, sqlite_url, mode
     env = _webhook_env(port) if mode == "webhook" else {"WEBAPP_PORT": str(port)}
     start_bot(sqlite_url, **env)
     greet(fake, 4343, "Ida")
-    table_id, _ = private_menu_to_table(fake, 4343)
+    table_id, message_id = private_menu_to_table(fake, 4343)
+    private_moves(fake, 4343, table_id, message_id)  # a round that ended on the deal is followed
 
     def init(user: int, token: str = TOKEN) -> str:
         return sign({"auth_date": str(int(time.time())),
