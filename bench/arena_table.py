@@ -6,6 +6,12 @@
 ``--write`` puts the tables between the file's ``<!-- arena_table -->`` and
 ``<!-- /arena_table -->`` lines instead of printing them.
 
+    python bench/arena_table.py --enough GAME BUDGET SEAT... [--dir D]
+
+exits 0 when the kept runs of that match already give its first seat's share of games won an
+interval of at most ±7 points (half the Wilson interval's width, after at least 60 games), 1 when
+more games are needed; ``bench/ismcts_matches.sh`` asks it before every chunk.
+
 Runs of the same game, seats, seed, budget and settings are merged (they must not overlap);
 every match gives one Markdown row for its first seat's level ("one Experte, 2 ISMCTS"): games,
 share of games won with the 95 % Wilson interval and whether it is clear of the equal share,
@@ -50,6 +56,28 @@ def merged(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     if any(a[1] > b[0] for a, b in zip(spans, spans[1:], strict=False)):
         raise SystemExit("runs of one match overlap (the same games twice)")
     return [g for r in sorted(runs, key=lambda r: r.get("first", 0)) for g in r["results"]]
+
+
+TARGET = 0.07  # half-width of the 95 % interval the matches are played to
+LEAST = 60  # games before a match may stop: every deal in every seat several times
+
+
+def half_width(directory: str, game: str, budget: float, seats: list[str]) -> tuple[int, float]:
+    """Games kept so far of the match (seed 1) and half its first seat's interval width."""
+    runs = [r for k, rs in load(directory).items() for r in rs
+            if k[:5] == (game, tuple(seats), 1, budget, None)]
+    if not runs:
+        return 0, 0.5
+    summary = summarize(game, list(seats), merged(runs))
+    lo, hi = summary[seats[0]]["win_ci"]
+    return summary[seats[0]]["games"], (hi - lo) / 2
+
+
+def enough(directory: str, game: str, budget: float, seats: list[str],
+           target: float = TARGET, least: int = LEAST) -> bool:
+    """Whether the kept runs of the match reach the interval the issue asks for."""
+    games, half = half_width(directory, game, budget, seats)
+    return games >= least and half <= target
 
 
 def _seats(levels: tuple[str, ...]) -> str:
@@ -126,6 +154,17 @@ def write(path: str, text: str) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["--enough"]:
+        directory = DEFAULT_DIR
+        if "--dir" in argv:
+            i = argv.index("--dir")
+            directory, argv = argv[i + 1], argv[:i] + argv[i + 2:]
+        if len(argv) < 4:
+            raise SystemExit("--enough needs GAME BUDGET SEAT...")
+        game, budget, seats = argv[1], float(argv[2]), argv[3:]
+        games, half = half_width(directory, game, budget, seats)
+        print(f"{game} {' '.join(seats)} {budget:g} s: {games} games, ±{100 * half:.1f} points")
+        raise SystemExit(0 if enough(directory, game, budget, seats) else 1)
     target = None
     if argv[:1] == ["--write"]:
         if len(argv) < 2:

@@ -101,3 +101,36 @@ def test_arena_table_merges_kept_runs_into_one_row_per_match(tmp_path, capsys):
     again.write_text((tmp_path / "run-3.json").read_text())
     with pytest.raises(SystemExit, match="overlap"):
         arena_table.table(str(tmp_path))
+
+
+def test_arena_table_enough_once_the_interval_is_seven_points(tmp_path):
+    """A match is long enough when half its first seat's 95 % interval is at most 7 points:
+    an even share needs about 200 games (±12.3 at 60, ±6.9 at 200); a clear one stops at 60."""
+    from bench import arena_table
+
+    seats = ["experte", "ismcts", "ismcts"]
+
+    def keep(name, first, winners):
+        games = [{"levels": seats, "winners": [w], "points": [0.0, 0.0, 0.0], "hands": [],
+                  "times": {}} for w in winners]
+        (tmp_path / name).write_text(json.dumps(
+            {"game": "scat", "seats": seats, "games": len(games), "seed": 1, "budget": 1.0,
+             "playouts": None, "ismcts": None, "first": first, "results": games}))
+
+    def enough(games_, half):
+        g, h = arena_table.half_width(str(tmp_path), "scat", 1.0, seats)
+        assert (g, round(100 * h, 1)) == (games_, half)
+        return arena_table.enough(str(tmp_path), "scat", 1.0, seats)
+
+    assert not enough(0, 50.0)
+    keep("a.json", 0, [0, 1] * 30)  # 50 % of 60
+    assert not enough(60, 12.3)
+    keep("b.json", 60, [0, 2] * 70)  # 50 % of 200
+    assert enough(200, 6.9)
+    assert not arena_table.half_width(str(tmp_path), "scat", 0.25, seats)[0]  # other budget
+    for f in tmp_path.iterdir():
+        f.unlink()
+    keep("c.json", 0, [0] * 59)  # clear, but fewer than 60 games
+    assert not enough(59, 3.1)
+    keep("d.json", 59, [0])
+    assert enough(60, 3.0)

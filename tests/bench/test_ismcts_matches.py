@@ -1,5 +1,6 @@
-"""bench/ismcts_matches.sh: chunks already kept are skipped, and two processes started on the
-same match share its chunks (a chunk is claimed by creating its .tmp file) — each played once."""
+"""bench/ismcts_matches.sh: chunks already kept are skipped, two processes started on the
+same match share its chunks (a chunk is claimed by creating its .tmp file) — each played once —
+and a match stops once its kept runs reach an interval of ±7 points (bench/arena_table.py)."""
 
 from __future__ import annotations
 
@@ -12,15 +13,23 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 FAKE_ARENA = """#!{python}
-import json, os, sys, time
+import json, os, subprocess, sys, time
+if sys.argv[1].endswith("arena_table.py"):  # the real table: is the match long enough?
+    sys.exit(subprocess.call([{python!r}, {table!r}, *sys.argv[2:]]))
 args = sys.argv[2:]  # after bench/arena.py
 first = args[args.index("--first") + 1]
+games = int(args[args.index("--games") + 1])
+seats = args[args.index("--seats") + 1:args.index("--games")]
 out = args[args.index("--json") + 1]
 with open(os.environ["PLAYED"], "a") as f:
     f.write(first + "\\n")
 time.sleep(0.3)
+game = {{"levels": seats, "winners": [0], "points": [1.0] + [0.0] * (len(seats) - 1),
+        "hands": [], "times": {{}}}}  # the first seat's level wins every game
 with open(out, "w") as f:
-    json.dump({{"first": int(first)}}, f)
+    json.dump({{"game": args[args.index("--game") + 1], "seats": seats, "games": games,
+               "seed": 1, "budget": float(args[args.index("--budget") + 1]), "playouts": None,
+               "ismcts": None, "first": int(first), "results": [game] * games}}, f)
 """
 
 
@@ -28,7 +37,8 @@ def _tree(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     (tmp_path / "bench").mkdir()
     shutil.copy(ROOT / "bench" / "ismcts_matches.sh", tmp_path / "bench")
     fake = tmp_path / "fake-python"
-    fake.write_text(FAKE_ARENA.format(python=sys.executable))
+    fake.write_text(FAKE_ARENA.format(python=sys.executable,
+                                      table=str(ROOT / "bench" / "arena_table.py")))
     fake.chmod(0o755)
     env = {**os.environ, "PYTHON": str(fake), "PLAYED": str(tmp_path / "played")}
     return tmp_path / "bench" / "ismcts_matches.sh", env
@@ -36,6 +46,7 @@ def _tree(tmp_path: Path) -> tuple[Path, dict[str, str]]:
 
 def test_two_processes_share_the_chunks_of_a_match(tmp_path):
     script, env = _tree(tmp_path)
+    env["ENOUGH"] = "0"  # every chunk, however clear the match already is
     args = ["bash", str(script), "0.25", "runfast", "36", "6", "experte", "ismcts", "ismcts"]
     workers = [subprocess.Popen(args, env=env, stdout=subprocess.PIPE, text=True)
                for _ in range(2)]
@@ -55,5 +66,17 @@ def test_kept_chunks_are_skipped(tmp_path):
     out.mkdir(parents=True)
     (out / "scat-ismcts-experte-experte-1.0-s1-0000.json").write_text("{}")
     subprocess.run(["bash", str(script), "1.0", "scat", "12", "6", "ismcts", "experte",
-                    "experte"], env=env, check=True, capture_output=True, timeout=60)
+                    "experte"], env={**env, "ENOUGH": "0"}, check=True, capture_output=True,
+                   timeout=60)
     assert (tmp_path / "played").read_text().split() == ["6"]
+
+
+def test_a_match_stops_at_seven_points(tmp_path):
+    """The first seat wins every game: after 60 games its interval is [94.0, 100] (±3 points),
+    so the match stops there instead of playing all 120, and a second start plays nothing."""
+    script, env = _tree(tmp_path)
+    args = ["bash", str(script), "1.0", "runfast", "120", "12", "experte", "ismcts", "ismcts"]
+    subprocess.run(args, env=env, check=True, capture_output=True, timeout=120)
+    assert [int(x) for x in (tmp_path / "played").read_text().split()] == [0, 12, 24, 36, 48]
+    subprocess.run(args, env=env, check=True, capture_output=True, timeout=60)  # again: nothing
+    assert len((tmp_path / "played").read_text().split()) == 5
