@@ -134,3 +134,15 @@ def test_arena_table_enough_once_the_interval_is_seven_points(tmp_path):
     assert not enough(59, 3.1)
     keep("d.json", 59, [0])
     assert enough(60, 3.0)
+
+
+def test_docs_arena_table_is_the_kept_runs():
+    """docs/arena.md shows what bench/results/ismcts holds: after adding runs, regenerate it
+    with ``python bench/arena_table.py --write docs/arena.md``."""
+    from pathlib import Path
+
+    from bench import arena_table
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "arena.md").read_text()
+    shown = doc.split(arena_table.BEGIN + "\n", 1)[1].split("\n" + arena_table.END, 1)[0]
+    assert shown.strip() == arena_table.table(arena_table.DEFAULT_DIR).strip()
