@@ -33,6 +33,10 @@ match() {  # BUDGET GAME GAMES CHUNK SEAT...
       break
     fi
     (set -o noclobber; : > "$file.tmp") 2> /dev/null || continue  # another process has it
+    if [ -f "$file" ]; then  # another process finished it between the test above and the claim
+      rm -f "$file.tmp"
+      continue
+    fi
     "$python" "$here/bench/arena.py" --game "$game" --seats "$@" --games "$chunk" \
       --first "$first" --seed 1 --budget "$budget" --json "$file.tmp" > /dev/null
     mv "$file.tmp" "$file"
