@@ -22,6 +22,8 @@ from chatbot.webapp.initdata import sign
 from chatbot.webapp.server import HUB, make_app
 from engine import GAMES
 
+from .api import new_on_turn
+
 TOKEN = "123456:TEST-token"
 ME = UserRef("42", "Ida")
 CHAT = ChatRef("telegram", "42", "private")
@@ -56,8 +58,7 @@ def _a_chat_move(service: Service, table_id: int) -> str:
 
 def _scenario(engine: Engine, press: Any) -> None:
     service = Service(engine, Settings(cpu_delay=0))
-    assert service.command(CHAT, ME, "new", "schwimmen 1 anfänger").ok
-    table_id = service.unfinished_tables("telegram", "42")[0].id
+    table_id = new_on_turn(service, CHAT, ME, "schwimmen 1 anfänger")
 
     async def main() -> None:
         app = make_app(service, TOKEN)

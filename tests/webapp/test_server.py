@@ -15,7 +15,7 @@ from chatbot.service import ChatRef, Service, UserRef
 from chatbot.webapp.initdata import sign
 from engine import GAMES
 
-from .api import TOKEN, run_api
+from .api import TOKEN, new_on_turn, run_api
 
 
 def _init(user_id: int, name: str = "Ida", age: float = 0, **extra: str) -> str:
@@ -27,9 +27,7 @@ def _init(user_id: int, name: str = "Ida", age: float = 0, **extra: str) -> str:
 def test_a_private_game_seen_and_played_through_the_api(sqlite_engine: Engine) -> None:
     async def scenario(service: Service, client: TestClient) -> None:
         me = UserRef("42", "Ida")
-        out = service.command(ChatRef("telegram", "42", "private"), me, "new",
-                              "schwimmen 1 anfänger")
-        assert out.ok
+        new_on_turn(service, ChatRef("telegram", "42", "private"), me, "schwimmen 1 anfänger")
         resp = await client.get("/webapp/api/table", headers={"X-Telegram-Init-Data": _init(42)})
         assert resp.status == 200
         table = await resp.json()
