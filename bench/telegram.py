@@ -329,6 +329,7 @@ def steady_case(label: str, command: list[str], env: dict[str, str], tables: int
                        processes=processes) as (fake, procs):
         mark = fake.last_seq()
         cpu_start = _cpu_all(procs)
+        sql_start = _sql_counts(env)
         start = time.perf_counter() + 0.2
 
         def sender(index: int) -> list[int]:
@@ -363,6 +364,7 @@ def steady_case(label: str, command: list[str], env: dict[str, str], tables: int
             _wait(lambda: len(fake.calls("answerCallbackQuery", since=mark)) >= len(uids), 120,
                   "answers", every=0.25)
         cpu_ms = (_cpu_all(procs) - cpu_start) / max(1, len(uids)) * 1000
+        sql = _sql_per_update(env, sql_start, len(uids))
         lat, _first, _last = _latencies(fake, uids, webhook=bool(processes))
         # a press on buttons the bot has not yet replaced (the table moved on) is refused
         refused = sum(1 for c in fake.calls("answerCallbackQuery", since=mark)
@@ -376,8 +378,29 @@ def steady_case(label: str, command: list[str], env: dict[str, str], tables: int
           f"p90 {p90:6.1f} ms   p99 {p99:6.1f} ms   CPU {cpu_ms:4.2f} ms/update   "
           f"({len(uids)} updates, {tables} tables, "
           f"{100 * refused / max(1, len(uids)):.0f} % refused as stale)")
+    if sql:
+        print(f"{'':28s} SQL per update: " + ", ".join(f"{k} {v:.2f}" for k, v in sql.items()))
     return {"rate": len(uids) / elapsed, "p50": p50, "p99": p99, "cpu_ms": cpu_ms,
-            "updates": len(uids), "unanswered": len(uids) - len(lat), **twice}
+            "updates": len(uids), "unanswered": len(uids) - len(lat), **twice, **sql}
+
+
+def _sql_counts(env: dict[str, str]) -> dict[str, int]:
+    """The bot's statement and commit counts so far (``bench/sqlcount.py``), or {}."""
+    path = env.get("SQL_COUNT_FILE")
+    if not path:
+        return {}
+    time.sleep(0.5)  # (the bot writes them every 0.2 s)
+    try:
+        return json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _sql_per_update(env: dict[str, str], start: dict[str, int], updates: int) -> dict[str, float]:
+    """Statements (all, and by verb) and commits per update since ``start``."""
+    end = _sql_counts(env)
+    keys = ("statements", "selects", "inserts", "updates", "deletes", "commits")
+    return {k: (end.get(k, 0) - start.get(k, 0)) / max(1, updates) for k in keys if end}
 
 
 def service_only(url: str, tables: int, waves: int, label: str) -> None:
@@ -512,6 +535,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--steady-seconds", type=float, default=20.0)
     parser.add_argument("--only-steady", action="store_true",
                         help="run only the steady-load cases")
+    parser.add_argument("--count-sql", action="store_true",
+                        help="steady cases: run the bot under bench/sqlcount.py and print SQL "
+                             "statements and commits per update")
     parser.add_argument("--http-client", choices=("aiohttp", "httpx"), default="aiohttp",
                         help="the bot's Bot API client (TELEGRAM_HTTP_CLIENT; default: aiohttp)")
     parser.add_argument("--processes", type=int, nargs="+", default=None, metavar="N",
@@ -536,8 +562,12 @@ def main(argv: list[str] | None = None) -> None:
     results = {}
     for rate in args.rates:
         with tempfile.TemporaryDirectory() as tmp:
-            steady_case(f"steady {rate:.0f}/s (SQLite)", [_bin("stammtisch"), "telegram"],
-                        {**common, "DATABASE_URL": f"sqlite:///{tmp}/steady.db"}, args.tables,
+            bot = [_bin("stammtisch"), "telegram"]
+            env = {**common, "DATABASE_URL": f"sqlite:///{tmp}/steady.db"}
+            if args.count_sql:
+                bot = [sys.executable, str(ROOT / "bench" / "sqlcount.py"), "telegram"]
+                env["SQL_COUNT_FILE"] = f"{tmp}/sql.json"
+            steady_case(f"steady {rate:.0f}/s (SQLite)", bot, env, args.tables,
                         rate, args.steady_seconds, setup, args.fake_http)
     if args.only_steady:
         return
