@@ -14,9 +14,10 @@ import fsm
 from engine import GAMES
 from storage.models import GameTable, Player, Seat
 
-from . import buttons, table_life
+from . import buttons
 from .i18n import Names, tr
 from .presenters import presenter
+from .table_options import cpu_names, options_of
 
 Rows = list[list[tuple[str, str]]]
 
@@ -85,12 +86,6 @@ def _log_lines(table: GameTable, seats: list[Seat], lang: str, viewer: int | Non
     return lines
 
 
-def _cpu_names(n: int, people: list[str]) -> list[str]:
-    from .service.menus import cpu_names  # (the service imports the views)
-
-    return cpu_names(n, people)
-
-
 def _seat_line(seat: Seat, lang: str) -> str:
     if seat.is_cpu:
         return tr(lang, "tl.cpu_seat", no=seat.seat_no + 1, name=seat.name)
@@ -98,16 +93,17 @@ def _seat_line(seat: Seat, lang: str) -> str:
 
 
 def _lobby(table: GameTable, seats: list[Seat], lang: str) -> View:
-    if table.options.get(table_life.REMATCH):
+    opts = options_of(table)
+    if opts.rematch is not None:
         return _rematch(table, seats, lang)
     game = GAMES[table.game]
     p = presenter(table.game)
     opener = next((s.name for s in seats if s.seat_no == 0), "?")
-    cpus = table_life.cpu_count(table.options, len(seats), game.MAX_SEATS)
-    level = tr(lang, "level_" + table.options.get("cpu_level", "normal"))
+    cpus = opts.cpu_count(len(seats), game.MAX_SEATS)
+    level = tr(lang, "level_" + opts.cpu_level)
     lines = [_seat_line(s, lang) for s in seats]
     lines += [tr(lang, "tl.cpu_seat", no=len(seats) + i + 1, name=f"🤖 {name}")
-              for i, name in enumerate(_cpu_names(cpus, [s.name for s in seats]))]
+              for i, name in enumerate(cpu_names(cpus, [s.name for s in seats]))]
     players = "\n".join(lines) or tr(lang, "lobby_empty")
     text = tr(lang, "lobby", game=p.name(lang), opener=opener,
               count=str(game.MIN_SEATS) if game.MIN_SEATS == game.MAX_SEATS
@@ -123,13 +119,13 @@ def _lobby(table: GameTable, seats: list[Seat], lang: str) -> View:
          _btn(table, tr(lang, "tl.cpu_plus"), "fill.+")],
         [_btn(table, clock, "clock")],
     ]
-    engine_opts = table.options.get("engine") or {}
+    engine_opts = opts.engine
     for key, values in getattr(p, "OPTION_CHOICES", {}).items():
         label = p.option_label(key, engine_opts.get(key, values[0]), lang)
         rows.append([_btn(table, label, f"opt.{key}")])
     currencies = getattr(p, "CURRENCIES", None)
     if currencies:
-        cur = table.options.get("currency", "coins")
+        cur = opts.currency or "coins"
         rows[3].append(_btn(table, p.currency_label(cur, lang), "cur"))
     return View(text + f"\n{clock} · {fill}", rows)
 
@@ -137,8 +133,8 @@ def _lobby(table: GameTable, seats: list[Seat], lang: str) -> View:
 def _rematch(table: GameTable, seats: list[Seat], lang: str) -> View:
     """A rematch waiting for the players of the last game to confirm."""
     p = presenter(table.game)
-    rematch = table.options.get(table_life.REMATCH) or {}
-    waiting = set(rematch.get("waiting") or [])
+    rematch = options_of(table).rematch
+    waiting = set(rematch.waiting) if rematch is not None else set()
     lines = []
     for s in seats:
         if s.is_cpu:
@@ -146,7 +142,7 @@ def _rematch(table: GameTable, seats: list[Seat], lang: str) -> View:
         else:
             mark = "tl.waiting_mark" if s.player_id in waiting else "tl.confirmed_mark"
             lines.append(f"{_seat_line(s, lang)} {tr(lang, mark)}")
-    seconds = rematch.get("seconds")
+    seconds = rematch.seconds if rematch is not None else None
     text = tr(lang, "tl.rematch" if seconds else "tl.rematch_short",
               game=p.name(lang), seconds=seconds, players="\n".join(lines))
     rows: Rows = [
@@ -220,7 +216,7 @@ def render_private(table: GameTable, seats: list[Seat], model: fsm.TableModel,
         lines += p.private_lines(state, seat_no, lang)
     if table.fsm_state == fsm.FINISHED:
         if single:
-            resigned = table.options.get(table_life.RESIGNED)
+            resigned = options_of(table).resigned
             if resigned is not None:
                 lines.append(tr(lang, "tl.resigned"))
             won = p.winners(state) if resigned is None else \

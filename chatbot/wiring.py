@@ -6,12 +6,14 @@ get their service from here.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from storage.db import checkpoint_in_background, make_engine, migrate
 
 from .config import Config
 from .service import Service, Settings
+from .webapp.links import page_url
 
 
 def build_service(cfg: Config, background_checkpoints: bool = False,
@@ -27,7 +29,9 @@ def build_service(cfg: Config, background_checkpoints: bool = False,
                         rematch_timeout=cfg.rematch_timeout,
                         default_language=cfg.default_language,
                         experte_budget=cfg.experte_budget, input_rate=cfg.input_rate,
-                        retention=cfg.retention, webapp_url=cfg.webapp_url)
+                        retention=cfg.retention, webapp_url=cfg.webapp_url,
+                        webapp_page=partial(page_url, cfg.webapp_url) if cfg.webapp_url
+                        else None)
     for key, value in overrides.items():
         setattr(settings, key, value)
     return Service(engine, settings)

@@ -1,21 +1,31 @@
 """The application service: commands and button presses in, views out (through the outbox).
 
-Transport-agnostic. ``Service`` is the façade the adapters call; the modules beside it hold
-one concern each:
+Transport-agnostic. ``Service`` is the façade the adapters call. Below it the modules form a
+ladder, each importing only rungs below it (kept by the import-linter contract in
+``pyproject.toml``), bottom to top:
 
-- ``api``: what goes in and out (``ChatRef``, ``UserRef``, ``Outcome``, ``Settings``, ``Change``)
-- ``transaction``: an input's transaction, its queued rows and the update-id check
-- ``store``: the chat, person, table and seat rows an input works on
-- ``commands``: slash commands; ``menus``: choosing a game, opening tables
-- ``lobby``: table buttons that are not moves; ``play``: moves and the round's end
-- ``cpu``: CPU turns; ``deadlines``: the turn clock and every other deadline
-- ``outgoing``: views and announcements; ``queries``: reading tables outside an input
+1. ``api`` (what goes in and out), ``words`` (game and level names as people write them),
+   ``flood`` (the per-person input rate)
+2. ``transaction`` (an input's transaction, queued rows, the update-id check), then ``store``
+   (the rows an input works on, a table's machine, options, version and move log)
+3. ``outgoing`` (views and announcements into the outbox), ``history`` (the round's log on
+   request), ``queries`` (reading tables outside an input)
+4. ``cpu`` (deciding CPU moves), ``clock`` (a table's next deadline, the half-time reminder)
+5. ``play`` (moves, rounds, the result, stopping; CPU turns and chaining)
+6. ``tables`` (opening and setting up tables), then ``seating`` (leaving, CPU fill, rematch,
+   resigning)
+7. ``lobby`` (lobby and table buttons), ``menus`` (the game menu), ``spectate`` (skipping to
+   the result), ``stats`` (``/stats``, ``/top``)
+8. ``commands`` (slash commands, the chat's language)
+9. ``router`` (where a decoded press goes), ``deadlines`` (firing what is due)
+10. ``facade`` (``Service``)
 """
 
+from ..table_options import CPU_NAMES
 from .api import Change, ChatRef, Outcome, Refusal, Settings, UserRef
 from .facade import Service
-from .lobby import TIMEOUT_CHOICES, UI
-from .menus import CPU_NAMES
+from .lobby import TIMEOUT_CHOICES
+from .router import UI
 
 __all__ = ["CPU_NAMES", "TIMEOUT_CHOICES", "UI", "Change", "ChatRef", "Outcome", "Refusal",
            "Service", "Settings", "UserRef"]

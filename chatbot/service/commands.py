@@ -1,4 +1,6 @@
-"""Slash commands: ``/start``, ``/help``, ``/rules``, ``/language``, ``/new``, ``/stop``."""
+"""Slash commands (``/start``, ``/help``, ``/rules``, ``/language``, ``/new``, ``/stop``, and
+``/stats``, ``/top`` from ``stats``), and the chat settings their buttons change: the chat's
+language, the game chosen under ``/rules``."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from storage.models import Chat, Player
 from .. import buttons
 from ..i18n import LANGUAGES, language_name, tr
 from ..presenters import PRESENTERS, presenter
-from . import lobby, menus, outgoing, play, stats, store
+from . import menus, outgoing, play, stats, store, tables
 from .api import Outcome, Refusal, UserRef
 from .transaction import Ctx
 from .words import game_of, level_of
@@ -100,6 +102,7 @@ def set_language(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str)
             raise Refusal(tr(ctx.lang, "language_denied"))
     chat.language = code
     ctx.lang = code
+    ctx.langs.pop((chat.platform, chat.external_id), None)  # (resolved anew)
     outgoing.say(ctx, chat, tr(code, "language_set"))
     return Outcome(tr(code, "language_set"))
 
@@ -153,7 +156,7 @@ def stop(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outc
         raise Refusal(tr(ctx.lang, "no_table"), alert=False)
     table = store.lock_table(ctx.session, table_id)
     assert table is not None
-    if not lobby.may_manage(user, player, table):
+    if not tables.may_manage(user, player, table):
         raise Refusal(tr(ctx.lang, "stop_denied"), alert=False)
     return play.stop_table(ctx, table)
 

@@ -1,21 +1,20 @@
-"""Deadlines and the turn clock: every table's next deadline lives in its row (a reminder at
-half time, the timeout, a CPU move, the next round) and is claimed once, in a transaction that
-locks the table and checks its version, however many processes or restarts race for it."""
+"""Firing deadlines: every table's next deadline lives in its row (set by ``clock``: a
+reminder at half time, the timeout, a CPU move, the next round, a rematch's end); this finds
+the due ones and claims each once, in a transaction that locks the table and checks its
+version, however many processes or restarts race for it."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from sqlmodel import col, select
 
-import fsm
-from storage.models import GameTable, Seat
+from storage.models import GameTable
 
 from .. import metrics
-from ..i18n import tr
-from . import cpu, outgoing, play, store, table_life
+from . import clock, cpu, outgoing, play, seating, store
 from .api import Refusal, Settings
 from .transaction import Ctx, Transactions
 
@@ -24,56 +23,6 @@ log = logging.getLogger(__name__)
 
 class _PlanFirst(Exception):
     """Leave the claim: a slow CPU level decides first, outside the transaction."""
-
-
-def schedule(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel) -> None:
-    """Set the table's next deadline from its state (all time lives in the database)."""
-    if table.reminded:  # the turn it reminded of is over
-        outgoing.forget_reminder(ctx, table)
-    table.next_deadline, table.deadline_kind, table.reminded = None, None, False
-    ctx.touch(table)
-    if model.state in (fsm.EXCHANGE, fsm.TURN, fsm.FINAL_ROUND):
-        seat_no = model.game.to_act(model.engine_state)
-        seat = next((s for s in seats if s.seat_no == seat_no), None)
-        if seat is None:
-            return
-        if seat.is_cpu or seat.away:
-            table.deadline_kind = "cpu"
-            table.next_deadline = ctx.now + timedelta(seconds=ctx.settings.cpu_delay)
-        elif table.turn_timeout > 0:
-            table.deadline_kind = "remind"
-            table.next_deadline = ctx.now + timedelta(seconds=table.turn_timeout / 2)
-    elif model.state == fsm.PAYOUT and (not table.is_private or _all_cpu(seats)
-                                        or _humans_out(seats, model)):
-        table.deadline_kind = "next"
-        table.next_deadline = ctx.now + timedelta(seconds=ctx.settings.next_round_delay)
-
-
-def _humans_out(seats: list[Seat], model: fsm.TableModel) -> bool:
-    """Every person at the table is out of the game: the CPUs play on by themselves."""
-    out = getattr(model.engine_state, "out", None)
-    if out is None:
-        return False
-    return all(out[s.seat_no] for s in seats if not s.is_cpu and s.seat_no < len(out))
-
-
-def _all_cpu(seats: list[Seat]) -> bool:
-    return all(s.is_cpu or s.away for s in seats)
-
-
-def remind(ctx: Ctx, table: GameTable, seats: list[Seat]) -> None:
-    """Half the turn clock has run: remind the player on turn, arm the timeout."""
-    seat = cpu.on_turn(seats, play.model(table, seats))
-    player = store.get_player(ctx.session, seat.player_id)
-    remaining = table.turn_timeout - table.turn_timeout // 2
-    chat = store.get_chat(ctx.session, table.chat_id)
-    outgoing.remind(ctx, table, tr(outgoing.language(ctx, chat), "reminder",
-                                   mention=outgoing.mention(ctx.platform, player, seat),
-                                   seconds=remaining))
-    table.reminded = True
-    table.deadline_kind = "timeout"
-    table.next_deadline = ctx.now + timedelta(seconds=remaining)
-    ctx.touch(table)
 
 
 class Deadlines:
@@ -131,14 +80,14 @@ class Deadlines:
                               outgoing.language_of(chat, self.settings, session), now, self.settings,
                               self.decisions)
                     if kind == "remind":
-                        remind(ctx, table, seats)
+                        clock.remind(ctx, table, seats)
                     elif kind in ("cpu", "timeout"):
-                        cpu.turn(ctx, table, seats, timed_out=kind == "timeout",
-                                 planned=planned)
+                        play.cpu_turn(ctx, table, seats, timed_out=kind == "timeout",
+                                      planned=planned)
                     elif kind == "next":
                         play.next_round(ctx, table, seats)
                     elif kind == "rematch":
-                        table_life.due(ctx, table, seats)
+                        seating.due(ctx, table, seats)
                     else:
                         table.next_deadline = None
             except _PlanFirst:
@@ -168,5 +117,5 @@ class Deadlines:
                     or table.deadline_kind not in ("cpu", "timeout")):
                 return None
             seats = store.seats(session, table)
-            return self.decisions.decide(table, seats, play.model(table, seats))
+            return self.decisions.decide(table, seats, store.model(table, seats))
 

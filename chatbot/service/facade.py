@@ -2,8 +2,8 @@
 
 Every input runs in one transaction (``transaction``) that locks its chat and table; a
 repeated update id is ignored; a stale or foreign press changes nothing and gets a short
-answer. The work itself lives in the modules named for it: ``commands``, ``menus``,
-``lobby``, ``play``, ``cpu``, ``deadlines``, ``outgoing``, ``queries``.
+answer. The work itself lives in the layers below (see the package's docstring): a press
+goes to ``router``, a command to ``commands``, a due deadline to ``deadlines``.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from storage.models import Chat, GameTable, Move, Player
 
 from .. import buttons, metrics
 from ..i18n import DEFAULT_LANGUAGE, pick_language, tr
-from . import commands, cpu, menus, outgoing, play, stats, store
+from . import commands, cpu, outgoing, play, router, stats, store
 from .api import Change, ChatRef, Outcome, Refusal, Settings, UserRef
 from .deadlines import Deadlines
 from .flood import Flood, Verdict
@@ -33,7 +33,7 @@ from .queries import Queries
 from .transaction import Ctx, Transactions
 
 log = logging.getLogger(__name__)
-Press = tuple[ChatRef, UserRef, str | None, str | None]
+Press = tuple[ChatRef, UserRef, str | buttons.Press | None, str | None]
 SWEEP_EVERY = 3600.0  # seconds between two retention sweeps of a process
 _TRIES = 2  # an input that meets a unique-key race runs once more (it then sees the winner)
 
@@ -72,8 +72,9 @@ class Service:
                 store.player_for(session, chat_ref.platform, user, chat_ref, now)
             lang = pick_language(chat.language, user.language if user else None,
                                  self.settings.default_language)
-            yield Ctx(session, chat_ref.platform, lang, now, self.settings, self.decisions), \
-                chat, player
+            ctx = Ctx(session, chat_ref.platform, lang, now, self.settings, self.decisions)
+            outgoing.seed_language(ctx, chat, player)
+            yield ctx, chat, player
 
     def _run(self, chat_ref: ChatRef, user: UserRef | None, update_key: str | None,
              work: Callable[[Ctx, Any, Any], Outcome], repeated: Outcome,
@@ -122,23 +123,22 @@ class Service:
             return handler(ctx, chat, player, user, args.strip())
         return self._run(chat_ref, user, update_key, work, Outcome(None, ok=True), "command")
 
-    def press(self, chat_ref: ChatRef, user: UserRef, data: str | None,
+    def press(self, chat_ref: ChatRef, user: UserRef, data: str | buttons.Press | None,
               update_key: str | None = None) -> Outcome:
-        """A button press with its (untrusted) data."""
+        """A button press with its (untrusted) data, or the press an adapter decoded from it
+        (``buttons.decode``: the data is parsed once)."""
         held = self._held(chat_ref, user, None)
         if held is not None:
             return held
         lang = pick_language(None, user.language, self.settings.default_language)
         try:
-            press = buttons.decode(data)
+            press = data if isinstance(data, buttons.Press) else buttons.decode(data)
         except buttons.BadButton:
             metrics.observe_input(chat_ref.platform, "press", "stale", 0.0)
             return Outcome(tr(lang, "stale_button"), ok=False, alert=True)
 
         def work(ctx: Ctx, chat: Any, player: Any) -> Outcome:
-            if press.table_id == 0:
-                return menus.menu_press(ctx, chat, player, user, press.code)
-            return play.table_press(ctx, chat, player, user, press)
+            return router.route(ctx, chat, player, user, press)
         return self._run(chat_ref, user, update_key, work,
                          Outcome(tr(lang, "already_handled"), ok=True), "press")
 

@@ -1,9 +1,9 @@
-"""Menus before a table exists, and opening tables: the game, opponents and level of a private
-game (started at once), a group's lobby."""
+"""The game menu before a table exists: the game, the number of CPU opponents, their level
+and the game's options for a private game (started at once), the game of a group's lobby, and
+the question before a running private game is replaced."""
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 import fsm
@@ -12,20 +12,11 @@ from engine.bots import LEVELS, levels_for
 from storage.models import Chat, GameTable, Player
 
 from .. import buttons
-from ..i18n import LANGUAGES, N_, register, tr
+from ..i18n import N_, register, tr
 from ..presenters import presenter
-from . import outgoing, play, store
+from . import outgoing, play, store, tables
 from .api import Outcome, Refusal, UserRef
 from .transaction import Ctx
-
-CPU_NAMES = ("Anna", "Bernd", "Clara", "Dieter", "Erika", "Franz", "Gerda", "Hugo", "Ilse")
-
-
-def cpu_names(n: int, people: list[str]) -> list[str]:
-    """``n`` CPU players' names that clash with no person's at the table ("🤖 Anna" next to
-    a person called "anna" would be confusing)."""
-    taken = {name.casefold().strip() for name in people}
-    return [name for name in CPU_NAMES if name.casefold() not in taken][:n]
 
 register({
     "menu.options_hint": N_("⚙ Below, the options: tap to change."),
@@ -35,19 +26,11 @@ register({
 
 def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str,
                engine_options: dict[str, Any] | None = None) -> Outcome:
-    """A menu button (table 0): a language, or a step of choosing a game."""
-    from .commands import set_language
-
+    """A step of choosing a game (a menu button, table 0), or "keep the running game"."""
     parts = code.split(".")
-    if parts[0] == "lang" and len(parts) == 2 and parts[1] in LANGUAGES:
-        return set_language(ctx, chat, player, user, parts[1])
     if parts == ["keep"]:  # the running game stays
         outgoing.say(ctx, chat, tr(ctx.lang, "replace_kept"), slot="menu")
         return Outcome(None)
-    if parts[0] == "r" and len(parts) == 2:  # a game chosen under /rules
-        from .commands import rules_press
-
-        return rules_press(ctx, chat, parts[1])
     if parts[0] != "g" or len(parts) < 2 or parts[1] not in GAMES:
         raise Refusal(tr(ctx.lang, "unknown_button"))
     game_id = parts[1]
@@ -58,7 +41,7 @@ def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str,
             raise Refusal(tr(ctx.lang, "busy_table"))
         # the menu says what was chosen and offers nothing more (its buttons would be stale)
         outgoing.say(ctx, chat, tr(ctx.lang, "menu.chosen", game=name), slot="menu")
-        return open_lobby(ctx, chat, player, game_id, engine_options)
+        return tables.open_lobby(ctx, chat, player, game_id, engine_options)
     counts = range(max(1, game.MIN_SEATS - 1), game.MAX_SEATS)
     if len(parts) == 2 and len(counts) == 1:  # one answer only: not asked (Run Fast, 3 seats)
         parts.append(str(counts[0]))
@@ -90,8 +73,8 @@ def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str,
             if not confirmed:
                 return _confirm_replace(ctx, chat, locked, game_id, n, level, engine_options)
             play.stop_table(ctx, locked)
-    table = create_private_table(ctx, chat, player, game_id, n, level,
-                                 options=_table_options(engine_options))
+    table = tables.create_private_table(ctx, chat, player, game_id, n, level,
+                                        options=_table_options(engine_options))
     return Outcome(None, table_id=table.id, changed=True)
 
 
@@ -188,45 +171,3 @@ def _options_from(game_id: str, code: str) -> dict[str, Any] | None:
             return None
         out[key] = values[int(pick)]
     return out
-
-
-def create_private_table(ctx: Ctx, chat: Chat, player: Player, game_id: str, opponents: int,
-                         level: str, options: dict[str, Any] | None = None) -> GameTable:
-    """A private table: the player at seat 0 and CPU opponents, started at once."""
-    table = new_table(ctx, chat, player, game_id, private=True, options=options)
-    store.add_seat(ctx.session, table, 0, player.name or "Du", player_id=player.id)
-    for i, name in enumerate(cpu_names(opponents, [player.name or ""])):
-        store.add_seat(ctx.session, table, i + 1, f"🤖 {name}", is_cpu=True,
-                       cpu_level=level)
-    play.start(ctx, table)
-    return table
-
-
-def new_table(ctx: Ctx, chat: Chat, player: Player, game_id: str, *, private: bool,
-              options: dict[str, Any] | None = None) -> GameTable:
-    """A new table in its lobby (with its id: buttons and slots carry it)."""
-    opts = dict(presenter(game_id).DEFAULT_TABLE_OPTIONS)
-    opts.setdefault("engine", {})
-    opts.setdefault("fill_cpu", False)
-    opts.setdefault("cpu_level", "normal")
-    opts.update(options or {})
-    table = GameTable(
-        chat_id=chat.id, game=game_id, options=opts, fsm_state=fsm.LOBBY,  # type: ignore[arg-type]
-        state_json=None, seed=random.SystemRandom().randrange(2**52), version=0,
-        is_private=private, opener_id=player.id,
-        turn_timeout=0 if private else ctx.settings.group_timeout, next_deadline=None,
-        deadline_kind=None, reminded=False, log=[], created_at=ctx.now, updated_at=ctx.now,
-        finished_at=None)
-    ctx.session.add(table)
-    ctx.session.flush()
-    return table
-
-
-def open_lobby(ctx: Ctx, chat: Chat, player: Player, game_id: str,
-               engine_options: dict[str, Any] | None = None) -> Outcome:
-    """A group's lobby with its opener seated."""
-    table = new_table(ctx, chat, player, game_id, private=False,
-                      options={"engine": engine_options} if engine_options else None)
-    store.add_seat(ctx.session, table, 0, player.name, player_id=player.id)
-    play.show(ctx, table)
-    return Outcome(None, table_id=table.id, changed=True)

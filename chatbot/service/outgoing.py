@@ -20,7 +20,7 @@ from ..presenters import presenter
 from ..views import render_private, render_table
 from . import store
 from .api import Settings
-from .transaction import _QUEUED, Ctx
+from .transaction import Ctx
 
 Rows = list[list[tuple[str, str]]]
 register({"wa.open": N_("🃏 Open table")})
@@ -40,7 +40,37 @@ def language_of(chat: Chat | None, settings: Settings, session: Session | None =
 
 
 def language(ctx: Ctx, chat: Chat | None) -> str:
-    return language_of(chat, ctx.settings, ctx.session)
+    """``language_of`` a chat, resolved once per input (the input's own chat is resolved
+    when the input begins: ``seed_language``)."""
+    if chat is None:
+        return language_of(None, ctx.settings)
+    key = (chat.platform, chat.external_id)
+    lang = ctx.langs.get(key)
+    if lang is None:
+        lang = ctx.langs[key] = language_of(chat, ctx.settings, ctx.session)
+    return lang
+
+
+def seed_language(ctx: Ctx, chat: Chat, person: Player | None) -> None:
+    """The language of the input's own chat, from what the input already read: in a private
+    chat its person is the one who wrote (no lookup), in a group the chat's choice."""
+    if chat.kind == "private" and chat.language not in LANGUAGES and person is None:
+        return  # (nobody known: looked up if a message goes there)
+    ctx.langs[(chat.platform, chat.external_id)] = pick_language(
+        chat.language, person.language if person is not None and chat.kind == "private"
+        else None, ctx.settings.default_language)
+
+
+def _private_language(ctx: Ctx, platform: str, player: Player) -> str:
+    """The language of a person's private views: their private chat's choice (/language
+    there), else their own language; resolved once per input."""
+    key = (platform, player.private_chat_id or "")
+    lang = ctx.langs.get(key)
+    if lang is None:
+        lang = ctx.langs[key] = pick_language(
+            store.chat_language(ctx.session, platform, player.private_chat_id or ""),
+            player.language, ctx.settings.default_language)
+    return lang
 
 
 def queue(ctx: Ctx, platform: str, chat: str, table_id: int | None, slot: str | None,
@@ -120,7 +150,7 @@ def _below(ctx: Ctx, chat: Chat, slot_name: str, message_id: str) -> int:
         *where, col(Outbox.status).in_(("pending", "sent")), col(Outbox.id) > first,
         col(Outbox.action).is_(None),
         or_(col(Outbox.slot).is_(None), col(Outbox.fresh).is_(True)))).one()
-    queued = ctx.session.info.get(_QUEUED, {}).get(Outbox, [])
+    queued = ctx.queued(Outbox)
     return count + sum(1 for r in queued if r["chat_external_id"] == chat.external_id
                        and not r.get("action") and (r["slot"] is None or r["fresh"]))
 
@@ -200,13 +230,11 @@ def _with_app(ctx: Ctx, chat: Chat, table: GameTable, rows: Rows, lang: str,
     up (Telegram): a ``web_app`` button privately, a direct Mini App link in groups (where
     ``web_app`` buttons are not allowed). The chat's own buttons stay as they are."""
     settings = ctx.settings
-    if chat.platform != "telegram" or not settings.webapp_url \
+    if chat.platform != "telegram" or settings.webapp_page is None \
             or table.fsm_state not in fsm.PLAYING:
         return rows
-    from ..webapp.links import page_url
-
     if private:
-        data = buttons.web_app(page_url(settings.webapp_url, table.id))  # type: ignore[arg-type]
+        data = buttons.web_app(settings.webapp_page(table.id))
     elif settings.webapp_link is not None:
         data = buttons.link(settings.webapp_link(table.id))  # type: ignore[arg-type]
     else:
@@ -256,10 +284,7 @@ def emit(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel,
             continue  # brought up to date when it moves or is on turn, and at the round's end
         if table.fsm_state in (fsm.TURN, fsm.FINAL_ROUND) and is_out(table, model, seat.seat_no):
             continue  # out of the game: told at the round's end, not edited on every move
-        # the person's private chat's choice (/language there), else their own language
-        plang = pick_language(store.chat_language(ctx.session, chat.platform,
-                                                  player.private_chat_id),
-                              player.language, ctx.settings.default_language)
+        plang = _private_language(ctx, chat.platform, player)
         pview = render_private(table, seats, model, seat, plang, single=False,
                                where=chat.title or None)
         queue(ctx, chat.platform, player.private_chat_id, table.id, f"h{table.id}",

@@ -1,4 +1,5 @@
-"""Play: a press on a table, a move through the table machine, the round's end, the result.
+"""Play: a move through the table machine (a person's, or a CPU's with the CPU moves due at
+once chained on), the next round, the round's end and the result, stopping a table.
 
 Every change goes the same way: the FSM trigger (whose guards ask the engine) → the new state
 stored on the table row → the move-log row → the next deadline → the views, all in the
@@ -7,19 +8,20 @@ input's transaction; the version is bumped so that older buttons go stale.
 
 from __future__ import annotations
 
-from dataclasses import replace
+import logging
 from typing import Any
 
 import fsm
-from engine import GAMES
-from storage.models import Chat, GameTable, Move, Player, Result, Seat
+from storage.models import GameTable, Player, Result, Seat
 
-from .. import buttons
 from ..i18n import engine_reason, tr
 from ..presenters import presenter
-from . import cpu, deadlines, lobby, outgoing, store
+from . import clock, cpu, outgoing, store
 from .api import Outcome, Refusal, UserRef
 from .transaction import Ctx
+
+log = logging.getLogger(__name__)
+CHAIN_LIMIT = 12  # CPU moves one input plays on at most; the deadline path does the rest
 
 LOG_LENGTH = 120  # public events kept: the round's (a new round starts a new log)
 _QUIET_EVENTS = ("showdown", "payout", "game_over", "game_start", "deal")
@@ -29,52 +31,16 @@ class Stale(Refusal):
     """A press on a version of the table that has passed (told apart in the metrics)."""
 
 
-def model(table: GameTable, seats: list[Seat]) -> fsm.TableModel:
-    """The table machine over the stored state."""
-    game = GAMES[table.game]
-    engine_state = game.from_json(table.state_json) if table.state_json else None
-    return fsm.TableModel(game_id=table.game, state=table.fsm_state, seats=len(seats),
-                          options=dict(table.options.get("engine") or {}), seed=table.seed,
-                          engine_state=engine_state)
-
-
 def show(ctx: Ctx, table: GameTable, seats: list[Seat] | None = None,
          table_model: fsm.TableModel | None = None, repost: bool = True) -> None:
     """Queue the table's views as they are now."""
     seats = store.seats(ctx.session, table) if seats is None else seats
-    outgoing.emit(ctx, table, seats, table_model or model(table, seats), repost=repost)
+    outgoing.emit(ctx, table, seats, table_model or store.model(table, seats), repost=repost)
 
 
-def bump(ctx: Ctx, table: GameTable) -> None:
-    """A committed change: a new version (older buttons go stale)."""
-    table.version += 1
-    table.updated_at = ctx.now
-    ctx.touch(table)
-
-
-def table_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef,
-                press: buttons.Press) -> Outcome:
-    """A button on a table: a lobby or table UI button (``lobby.UI``), else a move."""
-    table = store.lock_table(ctx.session, press.table_id)
-    if table is None:
-        raise Refusal(tr(ctx.lang, "table_gone"))
-    code = press.code
-    head = code.split(".")[0]
-    # Every table button, UI or move, is checked against the version first (before anything
-    # else is read: under load most refused presses are stale ones); only "join", "leave",
-    # "my cards" and "I'm back" mean the same whatever the message showed.
-    if press.version != table.version and head not in lobby.VERSION_FREE:
-        raise Stale(tr(ctx.lang, "table_over" if table.fsm_state in fsm.CLOSED
-                       else "stale_button"))
-    seats = store.seats(ctx.session, table)
-    if table.chat_id != chat.id:
-        if store.seat_of(seats, player) is None:
-            raise Refusal(tr(ctx.lang, "not_seated"))
-        # rights are judged in the table's own chat: an admin elsewhere is nobody here
-        user = replace(user, is_admin=False)
-    handler = lobby.UI.get(head)
-    if handler is not None:
-        return handler(ctx, table, seats, player, user, code)
+def move(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
+         code: str) -> Outcome:
+    """A game button: "next round", a selection step, or a move of the seat on turn."""
     if table.fsm_state in fsm.CLOSED:
         raise Refusal(tr(ctx.lang, "table_over"))
     if code == "next":
@@ -84,12 +50,12 @@ def table_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef,
     seat = store.seat_of(seats, player)
     if seat is None:
         raise Refusal(tr(ctx.lang, "not_seated"))
-    table_model = model(table, seats)
+    table_model = store.model(table, seats)
     if (table_model.engine_state is None
             or table_model.game.to_act(table_model.engine_state) != seat.seat_no):
         raise Refusal(tr(ctx.lang, "not_your_turn"))
     seat.timeouts = 0
-    if head == "ui":  # a selection step that lives on the server (e.g. picking cards)
+    if code.split(".")[0] == "ui":  # a selection step that lives on the server (picking cards)
         return ui_step(ctx, table, seats, table_model, seat, code[3:])
     seat.ui = {}
     act(ctx, table, seats, table_model, seat.seat_no, code, "player")
@@ -121,7 +87,7 @@ def ui_step(ctx: Ctx, table: GameTable, seats: list[Seat], table_model: fsm.Tabl
 def start(ctx: Ctx, table: GameTable) -> None:
     """Deal the first round."""
     seats = store.seats(ctx.session, table)
-    table_model = model(table, seats)
+    table_model = store.model(table, seats)
     fsm.fire(table_model, "start")
     events = fsm.settle(table_model)
     after_change(ctx, table, seats, table_model, events, dealt=True)
@@ -136,24 +102,19 @@ def act(ctx: Ctx, table: GameTable, seats: list[Seat], table_model: fsm.TableMod
         raise Refusal(tr(ctx.lang, "illegal",
                          reason=engine_reason(ctx.lang, str(exc)))) from None
     events += fsm.settle(table_model)
-    log_move(ctx, table, seat_no, actor, table_model.game.parse_action(code).code)
+    store.log_move(ctx, table, seat_no, actor, table_model.game.parse_action(code).code)
     after_change(ctx, table, seats, table_model, events)
-
-
-def log_move(ctx: Ctx, table: GameTable, seat_no: int | None, actor: str, code: str) -> None:
-    ctx.queue(Move, {"table_id": table.id, "seq": table.version + 1, "seat_no": seat_no,
-                     "actor": actor, "code": code, "at": ctx.now})
 
 
 def next_round(ctx: Ctx, table: GameTable, seats: list[Seat]) -> Outcome:
     """Deal the next round (a press, or the deadline after a round's end)."""
-    table_model = model(table, seats)
+    table_model = store.model(table, seats)
     try:
         fsm.fire(table_model, "next_round")
     except fsm.TransitionRefused:
         raise Refusal(tr(ctx.lang, "already_handled")) from None
     events = fsm.settle(table_model)
-    log_move(ctx, table, None, "system", "deal")
+    store.log_move(ctx, table, None, "system", "deal")
     table.log = []
     after_change(ctx, table, seats, table_model, events, dealt=True)
     return Outcome(None, table_id=table.id, changed=True)
@@ -173,9 +134,9 @@ def after_change(ctx: Ctx, table: GameTable, seats: list[Seat], table_model: fsm
         outgoing.announce_result(ctx, table, seats, table_model)
     if table_model.state == fsm.FINISHED:
         finish(ctx, table, seats, table_model)
-    deadlines.schedule(ctx, table, seats, table_model)
-    bump(ctx, table)
-    if cpu.chain(ctx, table, seats, table_model):
+    clock.schedule(ctx, table, seats, table_model)
+    store.bump(ctx, table)
+    if chain(ctx, table, seats, table_model):
         return
     if table_model.engine_state is not None:
         table.state_json = table_model.game.to_json(table_model.engine_state)
@@ -196,11 +157,53 @@ def finish(ctx: Ctx, table: GameTable, seats: list[Seat], table_model: fsm.Table
 def stop_table(ctx: Ctx, table: GameTable) -> Outcome:
     """Close a table for good (``/stop``, the stop button, the last person leaving)."""
     seats = store.seats(ctx.session, table)
-    table_model = model(table, seats)
+    table_model = store.model(table, seats)
     fsm.fire(table_model, "stop")
     table.fsm_state = table_model.state
     table.next_deadline = table.deadline_kind = None
     table.finished_at = ctx.now
-    bump(ctx, table)
+    store.bump(ctx, table)
     outgoing.emit(ctx, table, seats, table_model)
     return Outcome(tr(ctx.lang, "stopped"), table_id=table.id, changed=True)
+
+
+def cpu_turn(ctx: Ctx, table: GameTable, seats: list[Seat], timed_out: bool,
+         planned: str | None = None, model: fsm.TableModel | None = None) -> None:
+    """Play the CPU's move for the seat on turn (``planned`` if decided beforehand)."""
+    model = model or store.model(table, seats)
+    seat = cpu.on_turn(seats, model)
+    code = planned if planned is not None else ctx.decisions.decide(table, seats, model)
+    if seat.ui:
+        seat.ui = {}  # a half-made selection does not survive a CPU stand-in move
+    actor = "cpu" if seat.is_cpu else ("timeout" if timed_out else "away")
+    if timed_out and not seat.is_cpu:
+        seat.timeouts += 1
+        outgoing.announce(ctx, table, "timed_out", name=seat.name)
+        if seat.timeouts >= 2 and not seat.away:
+            seat.away = True
+            outgoing.announce(ctx, table, "now_away", name=seat.name)
+    act(ctx, table, seats, model, seat.seat_no, code, actor,
+             trigger="timeout" if not seat.is_cpu else "act")
+
+
+def chain(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel) -> bool:
+    """Play a CPU move that is due right away (no thinking delay set) in this same
+    transaction, if the table's CPUs decide quickly: one commit and one view for the whole
+    run of moves instead of one each. The move is the one the deadline would have played
+    (same seed and version). ``False``: nothing played, the caller stores and emits."""
+    if (table.deadline_kind != "cpu" or table.next_deadline is None
+            or table.next_deadline > ctx.now or ctx.chained >= CHAIN_LIMIT
+            or cpu.thinks_long(table, seats)):
+        return False
+    try:
+        code = ctx.decisions.decide(table, seats, model)
+    except Exception:  # the deadline path tries again and logs it with the table
+        log.exception("table %s: CPU decision failed", table.id)
+        return False
+    ctx.chained += 1
+    try:
+        cpu_turn(ctx, table, seats, timed_out=False, planned=code, model=model)
+    except Refusal as exc:  # refused before anything changed: leave it to the deadline
+        log.warning("table %s: CPU move %s refused: %s", table.id, code, exc.text)
+        return False
+    return True

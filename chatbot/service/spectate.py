@@ -9,7 +9,7 @@ import fsm
 from storage.models import GameTable, Outbox, Player, Seat
 
 from ..i18n import tr
-from . import outgoing, play, store, table_life
+from . import outgoing, play, seating, store
 from .api import Outcome, Refusal, UserRef
 from .transaction import Ctx
 
@@ -27,13 +27,13 @@ def skip(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: Us
         raise Refusal(tr(ctx.lang, "not_seated"))
     played = table.fsm_state in fsm.PLAYING
     if played:
-        if not outgoing.spectating(table, seats, play.model(table, seats)):
+        if not outgoing.spectating(table, seats, store.model(table, seats)):
             raise Refusal(tr(ctx.lang, "skip_not_out"))
         _play_out(ctx, table, seats)
         ctx.coalesce_views(Outbox)  # the end of the game, not each of its moves
     # (a press that comes after the CPUs finished by themselves: nothing more to do)
     if code == "skip.again":
-        return table_life.again(ctx, table, seats, player, user, "again")
+        return seating.again(ctx, table, seats, player, user, "again")
     return Outcome(None, table_id=table.id, changed=played)
 
 
@@ -44,7 +44,7 @@ def _play_out(ctx: Ctx, table: GameTable, seats: list[Seat]) -> None:
         if table.fsm_state == fsm.PAYOUT:
             play.next_round(ctx, table, seats)
             continue
-        model = play.model(table, seats)
+        model = store.model(table, seats)
         seat_no = model.game.to_act(model.engine_state)
         seat = next(s for s in seats if s.seat_no == seat_no)
         rng = random.Random(f"{table.seed}:{table.version}")

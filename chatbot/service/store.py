@@ -1,5 +1,7 @@
 """The rows an input works on, through the ORM session: chats and players (created on first
-contact), tables (locked for the input), seats.
+contact), tables (locked for the input), seats; a table's machine over its stored state
+(``model``), its options (``options``/``set_options``), a new version (``bump``) and its
+move log (``log_move``).
 
 A chat row is locked for the input (``SELECT … FOR UPDATE`` on PostgreSQL; SQLite's
 ``BEGIN IMMEDIATE`` already admits one writer) so that inputs of one chat that create tables
@@ -19,9 +21,12 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col, select
 
 import fsm
-from storage.models import Chat, GameTable, Player, Seat
+from engine import GAMES
+from storage.models import Chat, GameTable, Move, Player, Seat
 
+from ..table_options import TableOptions, options_of
 from .api import ChatRef, UserRef
+from .transaction import Ctx
 
 
 def _insert_new(session: Session, model: type[Chat] | type[Player], values: dict[str, Any]
@@ -146,3 +151,35 @@ def add_seat(session: Session, table: GameTable, seat_no: int, name: str,
 def seat_of(table_seats: list[Seat], player: Player) -> Seat | None:
     """The seat a person sits in (not one a CPU took over)."""
     return next((s for s in table_seats if s.player_id == player.id and not s.is_cpu), None)
+
+
+def model(table: GameTable, seats: list[Seat]) -> fsm.TableModel:
+    """The table machine over the stored state."""
+    game = GAMES[table.game]
+    engine_state = game.from_json(table.state_json) if table.state_json else None
+    return fsm.TableModel(game_id=table.game, state=table.fsm_state, seats=len(seats),
+                          options=dict(options_of(table).engine), seed=table.seed,
+                          engine_state=engine_state)
+
+
+def options(table: GameTable) -> TableOptions:
+    """The table's options, typed."""
+    return options_of(table)
+
+
+def set_options(table: GameTable, opts: TableOptions) -> None:
+    """Store the table's options (a new JSON value, so the ORM sees the change)."""
+    table.options = opts.to_json()
+
+
+def bump(ctx: Ctx, table: GameTable) -> None:
+    """A committed change: a new version (older buttons go stale)."""
+    table.version += 1
+    table.updated_at = ctx.now
+    ctx.touch(table)
+
+
+def log_move(ctx: Ctx, table: GameTable, seat_no: int | None, actor: str, code: str) -> None:
+    """A move-log row for the change about to be made (its sequence is the next version)."""
+    ctx.queue(Move, {"table_id": table.id, "seq": table.version + 1, "seat_no": seat_no,
+                     "actor": actor, "code": code, "at": ctx.now})

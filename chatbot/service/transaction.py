@@ -51,7 +51,9 @@ class Ctx:
     settings: Settings
     decisions: Decisions
     touched: dict[int, GameTable] = field(default_factory=dict)
-    chained: int = 0  # CPU moves played on in this input (see ``cpu.chain``)
+    chained: int = 0  # CPU moves played on in this input (see ``play.chain``)
+    # the language of each chat's messages, resolved once per input (``outgoing.language``)
+    langs: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def touch(self, table: GameTable) -> None:
         self.touched[table.id] = table  # type: ignore[index]
@@ -67,6 +69,10 @@ class Ctx:
                   if r.get("slot") and not r.get("action")}
         queued[:] = [r for i, r in enumerate(queued) if not r.get("slot") or r.get("action")
                      or newest[(r["chat_external_id"], r["slot"])] == i]
+
+    def queued(self, model: type[SQLModel]) -> list[dict[str, Any]]:
+        """The rows of ``model`` queued so far in this input (not yet inserted)."""
+        return list(self.session.info.get(_QUEUED, {}).get(model, []))
 
     def queue(self, model: type[SQLModel], row: dict[str, Any]) -> None:
         """Insert a row (outbox, move log, result) with the input's other rows of its kind

@@ -23,7 +23,7 @@ from storage.models import GameTable, Player, Seat
 from .. import buttons
 from ..i18n import N_, engine_reason, pick_language, register, tr
 from ..presenters import presenter
-from ..service import play, store
+from ..service import store
 from ..views import render_private
 from .boards import BOARDS, codes
 
@@ -160,7 +160,7 @@ def render(loaded: Loaded) -> dict[str, Any]:
         "hand": [], "selectable": [], "moves": [], "lines": [], "result": None,
         "over": table.fsm_state in (fsm.FINISHED, fsm.ABANDONED), "texts": texts,
         "next_table": loaded.next_table, "now": time.time()}
-    model = play.model(table, seats)
+    model = store.model(table, seats)
     view = render_private(table, seats, model, seat, lang, single=table.is_private,
                           where=loaded.where)
     out["lines"] = view.text.split("\n")

@@ -342,7 +342,7 @@ def test_chained_cpu_moves_are_the_moves_the_deadlines_would_play(
         return log, h.table(table_id).state_json
 
     chained = play("chained")
-    monkeypatch.setattr(service_module.cpu, "CHAIN_LIMIT", 0)
+    monkeypatch.setattr(service_module.play, "CHAIN_LIMIT", 0)
     one_by_one = play("one_by_one")
     assert sum(1 for m in chained[0] if m[2] == "cpu") >= 6
     assert chained == one_by_one
@@ -354,7 +354,7 @@ def test_cpu_moves_played_on_stop_at_the_limit(db_engine: Engine, clock: FakeClo
     for the scheduler, so a table of CPUs alone never holds one transaction for long."""
     import chatbot.service as service_module
 
-    monkeypatch.setattr(service_module.cpu, "CHAIN_LIMIT", 1)
+    monkeypatch.setattr(service_module.play, "CHAIN_LIMIT", 1)
     h = Harness(db_engine, clock, cpu_delay=0)
     table_id = new_private_game(h, opponents=3)
     h.run_deadlines(table_id, kinds=("cpu",))
@@ -632,8 +632,8 @@ def test_a_press_failing_in_a_batch_leaves_no_trace_and_the_others_count(
     a = _moves_shown(h, ALICE, alice_table)
     b = _moves_shown(h, BOB, bob_table)
     before = snapshot(h.engine, alice_table)
-    from chatbot.service import play
-    real = play.table_press
+    from chatbot.service import router
+    real = router.table_press
 
     def failing(ctx: Any, chat: Any, player: Any, user: Any, press: Any) -> Outcome:
         out = real(ctx, chat, player, user, press)  # all its writes are made ...
@@ -641,7 +641,7 @@ def test_a_press_failing_in_a_batch_leaves_no_trace_and_the_others_count(
             raise RuntimeError("boom")  # ... and then it fails
         return out
 
-    monkeypatch.setattr(play, "table_press", failing)
+    monkeypatch.setattr(router, "table_press", failing)
     code = sorted(a)[0]
     results = h.service.press_many([
         (private(ALICE), ALICE, a[code], "fail-1"),
@@ -650,7 +650,7 @@ def test_a_press_failing_in_a_batch_leaves_no_trace_and_the_others_count(
     assert isinstance(results[0], RuntimeError)
     assert isinstance(results[1], Outcome) and results[1].changed
     assert snapshot(h.engine, alice_table)[:7] == before[:7]  # the table as it was
-    monkeypatch.setattr(play, "table_press", real)
+    monkeypatch.setattr(router, "table_press", real)
     # its update key was rolled back too: the same update, delivered again, now counts
     assert h.service.press(private(ALICE), ALICE, a[code], "fail-1").changed
 

@@ -47,7 +47,7 @@ def test_an_unknown_level_is_none():
 
 def test_cpu_names_never_clash_with_a_persons_name():
     """Issue 18, item 14: "🤖 Anna" next to a person called "anna" - another name then."""
-    from chatbot.service.menus import cpu_names
+    from chatbot.table_options import cpu_names
 
     assert cpu_names(3, ["Ida"]) == ["Anna", "Bernd", "Clara"]
     assert cpu_names(3, ["anna"]) == ["Bernd", "Clara", "Dieter"]

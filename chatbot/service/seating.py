@@ -1,4 +1,5 @@
-"""A table's life beyond the moves (issue 17, items 8, 19, 20).
+"""A table's seats beyond the moves: a person leaving (the seat goes, or a CPU takes it over),
+how many CPU players fill a lobby, playing again, resigning.
 
 * How many CPU players join a lobby's table (``fill.+`` / ``fill.-``): the opener's choice,
   at most the free seats; they are seated at the start (``lobby.start``).
@@ -13,7 +14,7 @@
 * Resigning asks first (``resign``, then ``resign.y`` "Yes, resign" or ``resign.n`` "Cancel";
   the question is the seat's ``ui`` state, so "yes" is never one tap). Privately the game
   ends as the person's loss (the machine's ``resign``: a result row whose winners are the
-  others); in a group a CPU takes the seat over (``lobby.remove_seat``), and the table closes
+  others); in a group a CPU takes the seat over (``remove_seat``), and the table closes
   when no person is left at it. The buttons mean the same at every version (they are checked
   against the table's state and the seat instead).
 """
@@ -21,7 +22,6 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
 import fsm
 from engine import GAMES
@@ -29,50 +29,67 @@ from storage.models import GameTable, Player, Result, Seat
 
 from ..i18n import pick_language, tr
 from ..presenters import presenter
-from ..table_life import REMATCH, RESIGNED, cpu_count
-from . import deadlines, menus, outgoing, play, store
+from ..table_options import Rematch, TableOptions
+from . import clock, outgoing, play, store, tables
 from .api import Outcome, Refusal, UserRef
 from .transaction import Ctx
 
-__all__ = ["REMATCH", "RESIGNED", "cpu_count"]
+
+# ------------------------------------------------------------------ leaving
+def remove_seat(ctx: Ctx, table: GameTable, seats: list[Seat], seat: Seat,
+                answer: str) -> Outcome:
+    """A person leaves: in the lobby the seat goes (the others move up); in a running game
+    the CPU takes the seat over for the rest of it."""
+    if table.fsm_state == fsm.LOBBY:
+        ctx.session.delete(seat)
+        ctx.session.flush()  # gone before the others move up (seat numbers are unique)
+        rest = [s for s in seats if s is not seat]
+        for i, s in enumerate(rest):
+            s.seat_no = i
+        if not any(not s.is_cpu for s in rest):
+            return play.stop_table(ctx, table)
+        if store.options(table).rematch is not None:
+            return after_leave(ctx, table, seat.player_id, answer)
+    elif table.fsm_state in fsm.PLAYING:
+        seat.player_id, seat.is_cpu, seat.away = None, True, False
+        seat.cpu_level = "normal"
+        seat.name = f"🤖 {seat.name}"
+        if all(s.is_cpu for s in seats):
+            return play.stop_table(ctx, table)
+        clock.schedule(ctx, table, seats, store.model(table, seats))
+    else:
+        raise Refusal(tr(ctx.lang, "table_over"))
+    store.bump(ctx, table)
+    play.show(ctx, table)
+    return Outcome(answer, table_id=table.id, changed=True)
 
 
-# ------------------------------------------------------------------ item 8: how many CPUs
+
+# ------------------------------------------------------------------ how many CPUs
 def fill(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
          code: str) -> Outcome:
     """``fill.+`` / ``fill.-``: one CPU player more or fewer for the free seats."""
-    from .lobby import _option, may_manage
-
     step = {"fill.+": 1, "fill.-": -1}.get(code)
     if step is None:
         raise Refusal(tr(ctx.lang, "unknown_button"))
-    if not may_manage(user, player, table):  # (who may, before what may)
+    if not tables.may_manage(user, player, table):  # (who may, before what may)
         raise Refusal(tr(ctx.lang, "options_denied"))
     game = GAMES[table.game]
-    now = cpu_count(table.options, len(seats), game.MAX_SEATS)
+    opts = store.options(table)
+    now = opts.cpu_count(len(seats), game.MAX_SEATS)
     free = max(0, game.MAX_SEATS - len(seats))
-    if table.fsm_state == fsm.LOBBY and not table.options.get(REMATCH):
+    if table.fsm_state == fsm.LOBBY and opts.rematch is None:
         if step > 0 and now >= free:
             raise Refusal(tr(ctx.lang, "tl.cpu_max"))
         if step < 0 and now <= 0:
             raise Refusal(tr(ctx.lang, "tl.cpu_min"))
 
-    def change(o: dict[str, Any]) -> None:
-        o["cpus"] = now + step
-        o["fill_cpu"] = False  # (the count decides now)
-    return _option(ctx, table, player, user, change)
+    def change(o: TableOptions) -> TableOptions:
+        return o.but(cpus=now + step, fill_cpu=False)  # (the count decides now)
+    return tables.change_option(ctx, table, player, user, change)
 
 
-def add_cpus(ctx: Ctx, table: GameTable, seats: list[Seat]) -> None:
-    """Seat the CPU players the opener chose (at the start)."""
-    n = cpu_count(table.options, len(seats), GAMES[table.game].MAX_SEATS)
-    level = table.options.get("cpu_level", "normal")
-    for i, name in enumerate(menus.cpu_names(n, [s.name for s in seats])):
-        store.add_seat(ctx.session, table, len(seats) + i, f"🤖 {name}",
-                       is_cpu=True, cpu_level=level)
-
-
-# ------------------------------------------------------------------ item 19: play again
+# ------------------------------------------------------------------ play again
 def again(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
           code: str) -> Outcome:
     """Play again with the same people and CPU players (see the module's text)."""
@@ -86,14 +103,14 @@ def again(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: U
     open_id = store.open_table(ctx.session, chat)
     if open_id is not None:
         other = store.lock_table(ctx.session, open_id)
-        rematch = (other.options.get(REMATCH) or {}) if other is not None else {}
-        if other is not None and rematch.get("of") == table.id:  # a second "again": I'm in
-            return confirm(ctx, other, store.seats(ctx.session, other), player)
+        rematch = store.options(other).rematch if other is not None else None
+        if other is not None and rematch is not None and rematch.of == table.id:
+            return confirm(ctx, other, store.seats(ctx.session, other), player)  # I'm in
         raise Refusal(tr(ctx.lang, "busy_table"))
-    options = {k: v for k, v in table.options.items() if k not in (REMATCH, RESIGNED)}
-    options.update(cpus=0, fill_cpu=False)  # the CPU players come along in their seats
-    new = menus.new_table(ctx, chat, player, table.game, private=table.is_private,
-                          options=options)
+    # the CPU players come along in their seats
+    options = store.options(table).but(rematch=None, resigned=None, cpus=0, fill_cpu=False)
+    new = tables.new_table(ctx, chat, player, table.game, private=table.is_private,
+                           options=options.to_json())
     new.turn_timeout = table.turn_timeout
     for s in seats:
         person = not s.is_cpu and s.player_id is not None
@@ -107,8 +124,8 @@ def again(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: U
         play.start(ctx, new)
         return Outcome(None, table_id=new.id, changed=True)
     seconds = int(ctx.settings.rematch_timeout)
-    new.options = {**new.options, REMATCH: {"of": table.id, "waiting": waiting,
-                                            "seconds": seconds}}
+    store.set_options(new, store.options(new).but(
+        rematch=Rematch(table.id, tuple(waiting), seconds)))
     new.deadline_kind = "rematch"
     new.next_deadline = ctx.now + timedelta(seconds=ctx.settings.rematch_timeout)
     ctx.touch(new)
@@ -117,11 +134,16 @@ def again(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: U
 
 
 def waiting_of(table: GameTable) -> list[int]:
-    return list((table.options.get(REMATCH) or {}).get("waiting") or [])
+    """The people a rematch still waits for."""
+    rematch = store.options(table).rematch
+    return list(rematch.waiting) if rematch is not None else []
 
 
 def _set_waiting(table: GameTable, waiting: list[int]) -> None:
-    table.options = {**table.options, REMATCH: {**table.options[REMATCH], "waiting": waiting}}
+    opts = store.options(table)
+    if opts.rematch is not None:
+        store.set_options(table, opts.but(rematch=Rematch(
+            opts.rematch.of, tuple(waiting), opts.rematch.seconds)))
 
 
 def confirm(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player) -> Outcome:
@@ -158,10 +180,10 @@ def go_on(ctx: Ctx, table: GameTable, free_waiting: bool = False) -> bool:
         outgoing.announce(ctx, table, "tl.freed", names=", ".join(s.name for s in freed))
         waiting = []
     if waiting:
-        play.bump(ctx, table)
+        store.bump(ctx, table)
         play.show(ctx, table, seats)
         return False
-    table.options = {k: v for k, v in table.options.items() if k != REMATCH}
+    store.set_options(table, store.options(table).but(rematch=None))
     table.next_deadline = table.deadline_kind = None
     ctx.touch(table)
     if not any(not s.is_cpu for s in seats):
@@ -171,20 +193,20 @@ def go_on(ctx: Ctx, table: GameTable, free_waiting: bool = False) -> bool:
     if game.MIN_SEATS <= len(seats) <= game.MAX_SEATS:
         play.start(ctx, table)
         return True
-    play.bump(ctx, table)
+    store.bump(ctx, table)
     play.show(ctx, table, seats)
     return False
 
 
 def due(ctx: Ctx, table: GameTable, seats: list[Seat]) -> None:
     """The rematch's deadline: the seats not confirmed are freed."""
-    if table.fsm_state != fsm.LOBBY or not table.options.get(REMATCH):
+    if table.fsm_state != fsm.LOBBY or store.options(table).rematch is None:
         table.next_deadline = table.deadline_kind = None
         return
     go_on(ctx, table, free_waiting=True)
 
 
-# ------------------------------------------------------------------ item 20: resign
+# ------------------------------------------------------------------ resign
 def resign(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
            code: str) -> Outcome:
     """``resign`` asks, ``resign.y`` gives up (only after asking), ``resign.n`` takes it back."""
@@ -216,13 +238,11 @@ def resign(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: 
 def _show_seat(ctx: Ctx, table: GameTable, seats: list[Seat]) -> None:
     """The views again, edited in place (the question, or the game as it was): no new
     version, the other players' buttons stay valid."""
-    outgoing.emit(ctx, table, seats, play.model(table, seats), repost=False)
+    outgoing.emit(ctx, table, seats, store.model(table, seats), repost=False)
 
 
 def _give_up(ctx: Ctx, table: GameTable, seats: list[Seat], seat: Seat) -> Outcome:
     if not table.is_private:
-        from .lobby import remove_seat
-
         person = store.get_player(ctx.session, seat.player_id)
         out = remove_seat(ctx, table, seats, seat, tr(ctx.lang, "tl.you_left"))
         chat = store.get_chat(ctx.session, table.chat_id)
@@ -234,10 +254,10 @@ def _give_up(ctx: Ctx, table: GameTable, seats: list[Seat], seat: Seat) -> Outco
         if table.fsm_state in fsm.PLAYING:
             outgoing.announce(ctx, table, "tl.left_game", name=seat.name.removeprefix("🤖 "))
         return out
-    table_model = play.model(table, seats)
+    table_model = store.model(table, seats)
     fsm.fire(table_model, "resign")
     table.fsm_state = table_model.state
-    table.options = {**table.options, RESIGNED: seat.seat_no}
+    store.set_options(table, store.options(table).but(resigned=seat.seat_no))
     table.finished_at = ctx.now
     names = [s.name for s in seats]
     standings = presenter(table.game).standings(table_model.engine_state, names)
@@ -249,7 +269,7 @@ def _give_up(ctx: Ctx, table: GameTable, seats: list[Seat], seat: Seat) -> Outco
         "winners": [s.seat_no for s in seats if s.seat_no != seat.seat_no],
         "standings": standings,
         "rounds": getattr(table_model.engine_state, "round_no", 0), "finished_at": ctx.now})
-    deadlines.schedule(ctx, table, seats, table_model)
-    play.bump(ctx, table)
+    clock.schedule(ctx, table, seats, table_model)
+    store.bump(ctx, table)
     outgoing.emit(ctx, table, seats, table_model)
     return Outcome(tr(ctx.lang, "tl.resigned"), table_id=table.id, changed=True)

@@ -1,0 +1,140 @@
+"""A table's options as one typed model (``TableOptions``, read from and written to the
+table row's JSON column, every key declared once), the CPU players' names, and the texts of a
+table's life that the views and the service share: how many CPU players fill a lobby, the
+rematch waiting for confirmations, resigning."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
+
+from .i18n import N_, register
+
+CPU_NAMES = ("Anna", "Bernd", "Clara", "Dieter", "Erika", "Franz", "Gerda", "Hugo", "Ilse")
+
+
+def cpu_names(n: int, people: list[str]) -> list[str]:
+    """``n`` CPU players' names that clash with no person's at the table ("🤖 Anna" next to
+    a person called "anna" would be confusing)."""
+    taken = {name.casefold().strip() for name in people}
+    return [name for name in CPU_NAMES if name.casefold() not in taken][:n]
+
+
+class UnknownOption(ValueError):
+    """Options read from input named a key no table has."""
+
+
+@dataclass(frozen=True)
+class Rematch:
+    """A rematch's lobby waiting for the people of the last game (``"✅ I'm in"``)."""
+
+    of: int  # the finished table it follows
+    waiting: tuple[int, ...] = ()  # player ids not yet confirmed
+    seconds: int | None = None  # how long they have (shown in the lobby)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"of": self.of, "waiting": list(self.waiting), "seconds": self.seconds}
+
+
+@dataclass(frozen=True)
+class TableOptions:
+    """Everything a table is set up with besides its game and seats."""
+
+    engine: Mapping[str, Any] = field(default_factory=dict)  # the game's rule options
+    currency: str | None = None  # what Schwimmen's lives are shown as
+    cpu_level: str = "normal"  # the level of the CPU players that fill free seats
+    cpus: int | None = None  # how many CPU players the opener chose (None: see fill_cpu)
+    fill_cpu: bool = False  # an older table's choice: every free seat gets a CPU player
+    rematch: Rematch | None = None  # while a rematch waits for confirmations
+    resigned: int | None = None  # the seat of a person who gave up a private game
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None, *, strict: bool = False
+                  ) -> TableOptions:
+        """The options of a stored row (unknown keys are ignored) or of input
+        (``strict``: an unknown key raises ``UnknownOption``)."""
+        data = dict(data or {})
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if strict and unknown:
+            raise UnknownOption(", ".join(sorted(unknown)))
+        rematch = data.get("rematch")
+        cpus = data.get("cpus")
+        resigned = data.get("resigned")
+        return cls(
+            engine=dict(data.get("engine") or {}),
+            currency=data.get("currency"),
+            cpu_level=data.get("cpu_level") or "normal",
+            cpus=cpus if isinstance(cpus, int) and not isinstance(cpus, bool) else None,
+            fill_cpu=bool(data.get("fill_cpu")),
+            rematch=Rematch(int(rematch["of"]), tuple(rematch.get("waiting") or ()),
+                            rematch.get("seconds")) if isinstance(rematch, dict) else None,
+            resigned=resigned if isinstance(resigned, int) else None)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON the row keeps (keys that are not set are left out)."""
+        out: dict[str, Any] = {"engine": dict(self.engine), "fill_cpu": self.fill_cpu,
+                               "cpu_level": self.cpu_level}
+        if self.currency is not None:
+            out["currency"] = self.currency
+        if self.cpus is not None:
+            out["cpus"] = self.cpus
+        if self.rematch is not None:
+            out["rematch"] = self.rematch.to_json()
+        if self.resigned is not None:
+            out["resigned"] = self.resigned
+        return out
+
+    def but(self, **changes: Any) -> TableOptions:
+        """These options with some changed."""
+        return replace(self, **changes)
+
+    def cpu_count(self, seated: int, max_seats: int) -> int:
+        """How many CPU players join a lobby's table at the start: the opener's choice
+        (``cpus``), never more than the free seats (an older table's ``fill_cpu``: all)."""
+        free = max(0, max_seats - seated)
+        want = self.cpus if self.cpus is not None else (free if self.fill_cpu else 0)
+        return max(0, min(want, free))
+
+
+def options_of(table: Any) -> TableOptions:
+    """The options of a table row (anything with an ``options`` JSON mapping)."""
+    return TableOptions.from_json(table.options)
+
+register({
+    "tl.cpu_minus": N_("➖ 🤖"),
+    "tl.cpu_plus": N_("➕ 🤖"),
+    "tl.cpu_button": N_("🤖 {n} · {level}"),
+    "tl.cpu_button_none": N_("🤖 0"),
+    "tl.cpu_line": N_("🤖 {n} CPU ({level})"),
+    "tl.cpu_line_none": N_("🤖 no CPU"),
+    "tl.cpu_seat": N_("{no}. {name} (CPU)"),
+    "tl.cpu_max": N_("The table has no more free seats."),
+    "tl.cpu_min": N_("There is no CPU at the table already."),
+    "tl.rematch": N_(
+        "🔁 {game} – rematch\nWhoever plays again taps “✅ I'm in” (within {seconds} s). We start "
+        "as soon as everyone has confirmed.\n{players}"),
+    "tl.rematch_short": N_(
+        "🔁 {game} – rematch\nWe start as soon as everyone has confirmed.\n{players}"),
+    "tl.confirmed_mark": N_("✅"),
+    "tl.waiting_mark": N_("⏳ waiting for confirmation"),
+    "tl.confirm": N_("✅ I'm in"),
+    "tl.confirmed": N_("You're in again."),
+    "tl.rematch_opened": N_("Rematch! The others confirm with “✅ I'm in”."),
+    "tl.freed": N_("⌛ Not confirmed in time: {names} – seat freed."),
+    "tl.resign": N_("🏳 Resign"),
+    "tl.resign_yes": N_("Yes, resign"),
+    "tl.resign_no": N_("Cancel"),
+    "tl.ask_private": N_("🏳 Really resign? The game ends and counts as a loss."),
+    "tl.ask_group": N_("🏳 Really leave? A CPU takes over your seat."),
+    "tl.ask_group_last": N_(
+        "🏳 Really leave? You are the last person at the table – the table closes."),
+    "tl.cancelled": N_("Carry on."),
+    "tl.resigned": N_("🏳 You resigned – the game counts as a loss."),
+    "tl.resigned_other": N_("🏳 {name} resigned."),
+    "tl.left_game": N_("🚪 {name} left the game – a CPU takes over the seat."),
+    "tl.you_left": N_("You left the game."),
+    "tl.no_confirm": N_("Tap “🏳 Resign” first."),
+})
+
