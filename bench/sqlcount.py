@@ -46,6 +46,8 @@ def _writer(path: str) -> None:
 
 
 def main() -> None:
+    here = os.path.dirname(os.path.abspath(__file__))  # (bench/engine.py would shadow engine/)
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
     path = os.environ.get("SQL_COUNT_FILE")
     if path:
         threading.Thread(target=_writer, args=(path,), daemon=True).start()
