@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..protocol import FINISHED, PAYOUT, Action
-from . import EXPERTE
+from .levels import EXPERTE
 
 # Seconds of thinking per decision (before the load factor). Overridable per bot and, for whole
 # test runs or deployments, with the environment variable STAMMTISCH_EXPERTE_BUDGET.
