@@ -34,10 +34,12 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from engine import GAMES  # noqa: E402
-from engine.bots import EXPERTE, LEVELS, get_bot  # noqa: E402
+from engine.bots import EXPERTE, LEVELS, get_bot, register  # noqa: E402
+from engine.bots.ismcts import BOTS as ISMCTS_BOTS  # noqa: E402
 from engine.bots.ismcts import ISMCTS  # noqa: E402
 
-ARENA_LEVELS = (*LEVELS, ISMCTS)  # ISMCTS plays in the arena only, not in chat
+register(*ISMCTS_BOTS)  # ISMCTS plays in the arena only, not in chat: production never loads it
+ARENA_LEVELS = (*LEVELS, ISMCTS)
 
 SEATS = {"schwimmen": 3, "scat": 3, "runfast": 3, "climbing": 4}
 MAX_MOVES = 200_000

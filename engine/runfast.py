@@ -30,7 +30,7 @@ from itertools import combinations, product
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from .cards import CARDS, RANK_LABELS, Card, card, from_codes
+from .cards import CARDS, RANK_LABELS, Card, card, from_codes, parse_cards
 from .protocol import FINISHED, PAYOUT, TURN, Action, Event, GameError, IllegalAction
 
 GAME_ID = "runfast"
@@ -318,8 +318,6 @@ def play_action(mask: int, kind: str) -> RFAction:
 def play(cards: Iterable[Card] | str) -> RFAction:
     """The action that plays these cards (``play(parse_cards("5S 5H"))``)."""
     if isinstance(cards, str):
-        from .cards import parse_cards
-
         cards = parse_cards(cards)
     return parse_action(play_code(mask_of(cards)))
 

@@ -17,7 +17,7 @@ from ..climbing import (
     max_high,
 )
 from ..protocol import EXCHANGE
-from . import ANFAENGER, NORMAL, register
+from .levels import ANFAENGER, NORMAL
 
 ACE, TWO, BLACK_JOKER = 11, 12, 13
 
@@ -28,7 +28,6 @@ def _lowest_give_back(obs: Observation, keep: set[Card] | None = None) -> ClimbA
     return gives[0]
 
 
-@register("climbing", ANFAENGER)
 class Anfaenger:
     """Leads its lowest rank (all cards of it), answers with the cheapest play that beats,
     hesitates now and then and is shy of using its fours."""
@@ -146,7 +145,6 @@ def penalty(action: ClimbAction, hand_size: int, danger: bool) -> float:
     return {ACE: 0.25, TWO: 0.45, BLACK_JOKER: 0.7, BLACK_JOKER + 1: 0.9}.get(top, 0.0)
 
 
-@register("climbing", NORMAL)
 class Normal:
     """Plans its hand, leads low combinations, beats when it keeps the plan intact."""
 

@@ -18,7 +18,6 @@ from typing import Any
 from .. import climbing as C
 from ..cards import Card
 from ..protocol import EXCHANGE, TURN
-from . import EXPERTE, register
 from .climbing import Normal, cost_of_mask, penalty
 from .experte import Experte, GameSearch
 
@@ -173,7 +172,6 @@ class ClimbingSearch(GameSearch):
         return float(state.result.points[seat])  # type: ignore[union-attr]
 
 
-@register("climbing", EXPERTE)
 class ClimbingExperte(Experte):
     """Searches the hidden hands: samples deals consistent with what it saw, plays its best
     plays out with Normal players to the end of the round, keeps the most points."""

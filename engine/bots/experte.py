@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..protocol import FINISHED, PAYOUT, Action
-from . import EXPERTE
+from .levels import EXPERTE
 
 # Seconds of thinking per decision (before the load factor). Overridable per bot and, for whole
 # test runs or deployments, with the environment variable STAMMTISCH_EXPERTE_BUDGET.
@@ -44,19 +44,12 @@ def _no_load() -> float:
     return 1.0
 
 
-# The engine's load factor (≥ 1): the budget of a decision is BUDGET / LOAD(). The chat service
-# may set this to, e.g., the number of CPU decisions waiting; ``system_load`` is a ready choice.
+# The engine's load factor (≥ 1): the budget of a decision is BUDGET / LOAD(). The engine reads
+# no load itself: the caller supplies it (``load=`` per bot, or this default; the chat service
+# passes, e.g., the number of CPU decisions waiting or the machine's load).
 LOAD: Callable[[], float] = _no_load
 KEEP_Z = 1.5  # another move than the prior's needs to be better by this many standard errors
 POOL = 400  # particles (weighted worlds) of a particle filter per second of time budget
-
-
-def system_load() -> float:
-    """The one-minute load average per core (at least 1): a load factor from the machine."""
-    try:
-        return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
-    except (OSError, AttributeError):
-        return 1.0
 
 
 class GameSearch:

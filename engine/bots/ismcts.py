@@ -27,8 +27,12 @@ The move is the root child with the most visits; in a round that has gone on ver
 Experte's ``GameSearch.long_round``: Schwimmen, Scat) Normal's move, as the Experte does, so
 that a table of searching players ends its rounds. Time: the Experte's budget and load factor
 (``budget=`` seconds per decision, default ``experte.BUDGET``; ``load=``; stop at 92 % of it),
-or a fixed number of iterations (``iterations=``: deterministic, for tests). The arena seats it
-as level ``ismcts``; it is not a level offered in chat (``engine.bots.LEVELS``).
+or a fixed number of iterations (``iterations=``: deterministic, for tests).
+
+The arena's reference player only: nothing in the engine or the chat imports this module, and
+it does not enter the bot registry by itself — ``bench/arena.py`` imports it and registers
+``BOTS`` (one class per game) as level ``ismcts``, which is not a level offered in chat
+(``engine.bots.LEVELS``).
 """
 
 from __future__ import annotations
@@ -41,8 +45,13 @@ from typing import Any
 
 from .. import GAMES
 from ..protocol import EXCHANGE, FINAL_ROUND, TURN, Action
-from . import EXPERTE, get_bot, register
 from . import experte as E
+from .climbing import Normal as ClimbingNormal
+from .climbing_experte import _View
+from .levels import EXPERTE, NORMAL
+from .registry import get_bot
+from .runfast import normal_play
+from .runfast_experte import normal_playout
 
 ISMCTS = "ismcts"
 EXPLORATION = 0.7  # the paper's UCB constant for rewards in [0, 1]
@@ -95,14 +104,9 @@ def _normal_playout(game_id: str) -> Callable[[Any, random.Random], Any]:
     """The round played to its end by Normal players (each from its own view of the state)."""
     game = GAMES[game_id]
     if game_id == "runfast":
-        from .runfast_experte import normal_playout
-
         return normal_playout
     if game_id == "climbing":
-        from .climbing import Normal
-        from .climbing_experte import _View
-
-        choose = Normal().choose
+        choose = ClimbingNormal().choose
 
         def climbing(state: Any, rng: random.Random) -> Any:
             apply = game.apply
@@ -110,7 +114,7 @@ def _normal_playout(game_id: str) -> Callable[[Any, random.Random], Any]:
                 state, _ = apply(state, choose(_View(state), rng))
             return state
         return climbing
-    choose = get_bot(game_id, "normal").choose
+    choose = get_bot(game_id, NORMAL).choose
 
     def lives(state: Any, rng: random.Random) -> Any:
         return E.play_round_out(game, state, choose, rng)
@@ -121,8 +125,6 @@ def _normal_step(game_id: str) -> Callable[[Any, random.Random], Action]:
     """Normal's move for the seat to act in a full state (from that seat's own view)."""
     game = GAMES[game_id]
     if game_id == "runfast":
-        from .runfast import normal_play
-
         R = game
 
         def runfast(state: Any, rng: random.Random) -> Action:
@@ -136,12 +138,9 @@ def _normal_step(game_id: str) -> Callable[[Any, random.Random], Action]:
             return R.play_action(mask, fam.kind)
         return runfast
     if game_id == "climbing":
-        from .climbing import Normal
-        from .climbing_experte import _View
-
-        choose = Normal().choose
+        choose = ClimbingNormal().choose
         return lambda state, rng: choose(_View(state), rng)
-    choose = get_bot(game_id, "normal").choose
+    choose = get_bot(game_id, NORMAL).choose
     observation = game.observation
     return lambda state, rng: choose(observation(state, state.to_act), rng)
 
@@ -188,7 +187,7 @@ class Ismcts:
         self._step = _normal_step(self.game_id) if expand == "normal" else None
         self._rewards = REWARDS[self.game_id]
         self._search = get_bot(self.game_id, EXPERTE).search
-        self._normal = get_bot(self.game_id, "normal")
+        self._normal = get_bot(self.game_id, NORMAL)
         self.last_stats: dict[str, Any] = {}
         self.last_root: Node | None = None
 
@@ -293,12 +292,11 @@ class Ismcts:
 
 
 def _make(game_id: str) -> type[Ismcts]:
-    cls = type(f"{game_id.capitalize()}Ismcts", (Ismcts,), {"game_id": game_id})
-    register(game_id, ISMCTS)(cls)
-    return cls
+    return type(f"{game_id.capitalize()}Ismcts", (Ismcts,), {"game_id": game_id})
 
 
 SchwimmenIsmcts = _make("schwimmen")
 ScatIsmcts = _make("scat")
 RunFastIsmcts = _make("runfast")
 ClimbingIsmcts = _make("climbing")
+BOTS = (SchwimmenIsmcts, ScatIsmcts, RunFastIsmcts, ClimbingIsmcts)  # the arena registers these

@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 
 from ..runfast import BOMB, CARD_POWER, SINGLE, Family, Observation, RFAction, play_action
-from . import ANFAENGER, NORMAL, register
+from .levels import ANFAENGER, NORMAL
 
 _POWER_OF_BIT = {1 << i: p for i, p in enumerate(CARD_POWER) if p >= 0}
 
@@ -47,7 +47,6 @@ def _action(fam: Family, mask: int) -> RFAction:
     return play_action(mask, fam.kind)
 
 
-@register("runfast", ANFAENGER)
 class Anfaenger:
     """Leads its lowest combination, answers with the lowest play that beats; sometimes throws
     a bomb in where a smaller play would do."""
@@ -135,7 +134,6 @@ def normal_play(fams: list[Family], hand: int, counts: tuple[int, ...], seat: in
     return best[1], best[2]
 
 
-@register("runfast", NORMAL)
 class Normal:
     """Sheds as many low cards as it can, keeps groups together, bombs for points and control,
     and blocks an opponent who is down to one or two cards."""

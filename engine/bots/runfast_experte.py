@@ -18,7 +18,6 @@ from typing import Any
 from .. import runfast as R
 from ..protocol import TURN
 from ..runfast import _bits
-from . import EXPERTE, register
 from .experte import Experte, GameSearch
 from .runfast import _cheapest, _structure_cost, normal_play
 
@@ -194,7 +193,6 @@ class RunFastSearch(GameSearch):
         return float(state.result.delta[seat])  # type: ignore[union-attr]
 
 
-@register("runfast", EXPERTE)
 class RunFastExperte(Experte):
     """Searches the hidden hands: samples splits that agree with every forced pass, plays its
     best plays out with Normal players to the end of the hand, keeps the most points."""

@@ -29,7 +29,7 @@ from ..scat import (
     drop,
     half_points,
 )
-from . import ANFAENGER, NORMAL, register
+from .levels import ANFAENGER, NORMAL
 
 
 def _take_value(obs: Observation) -> int:
@@ -102,7 +102,6 @@ def _draw_expectation(hand: Sequence[Card], unseen: Sequence[Card] | Unseen,
     return total / prof.n
 
 
-@register("scat", ANFAENGER)
 class Anfaenger:
     """Greedy and simple: the discard top if it helps, else the stock; knocks at about 26."""
 
@@ -131,7 +130,6 @@ class Anfaenger:
         return PASS if PASS in legal else legal[0]
 
 
-@register("scat", NORMAL)
 class Normal:
     """Compares the discard top with the expected stock draw, keeps the suit with the best
     prospects, knocks by a threshold that depends on players, stage and tokens."""

@@ -20,7 +20,6 @@ from typing import Any
 from .. import scat as S
 from ..cards import BY_CODE, Card
 from ..protocol import FINAL_ROUND, TURN
-from . import EXPERTE, register
 from .experte import Experte, GameSearch, game_outcome, play_round_out
 from .scat import Normal
 
@@ -314,7 +313,6 @@ def outcome(state: S.State, seat: int) -> float:
     return game_outcome(state, seat, state.lives)
 
 
-@register("scat", EXPERTE)
 class ScatExperte(Experte):
     """Searches the unseen cards: samples hands and stock consistent with what it saw, plays
     each move out with Normal players to the end of the round, keeps the best chance to win."""

@@ -7,7 +7,7 @@ import random
 
 from ..protocol import TURN
 from ..schwimmen import CARD_VALUE, KNOCK, PASS, SWAP_ALL, Observation, SwimAction, half_points
-from . import ANFAENGER, NORMAL, register
+from .levels import ANFAENGER, NORMAL
 
 
 def hand_after(obs: Observation, action: SwimAction) -> tuple:
@@ -29,7 +29,6 @@ def _potential(hand) -> float:
     return 1.5 if max(suits.values()) == 2 else 0.0
 
 
-@register("schwimmen", ANFAENGER)
 class Anfaenger:
     """Takes the swap that raises its hand most, now and then a worse one; knocks at about 26."""
 
@@ -56,7 +55,6 @@ class Anfaenger:
         return KNOCK  # final round: a renewed knock keeps the hand
 
 
-@register("schwimmen", NORMAL)
 class Normal:
     """Weighs value, potential and what the next player could take from the middle."""
 

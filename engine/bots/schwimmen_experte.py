@@ -16,7 +16,6 @@ from typing import Any
 from .. import schwimmen as S
 from ..cards import BY_CODE, Card
 from ..protocol import FINAL_ROUND, TURN
-from . import EXPERTE, register
 from .experte import Experte, GameSearch, game_outcome, play_round_out
 from .schwimmen import Normal
 
@@ -149,7 +148,6 @@ def outcome(state: S.State, seat: int) -> float:
     return game_outcome(state, seat, state.coins)
 
 
-@register("schwimmen", EXPERTE)
 class SchwimmenExperte(Experte):
     """Searches the unseen cards: samples deals consistent with what it saw, plays each move
     out with Normal players to the end of the round and keeps the best chance to win."""

@@ -15,7 +15,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ..protocol import Action
-from . import NORMAL, get_bot
+from ..runfast import Plays
+from ..schwimmen import half_points
+from .levels import NORMAL
+from .registry import get_bot
+from .schwimmen import hand_after
 
 
 def _knock(action: Any) -> bool:
@@ -43,8 +47,6 @@ def _safe_legal(game_id: str, legal: Any, unsafe: Callable[[Any], bool]) -> Any 
     safe move, or nothing to take away)."""
     families = getattr(legal, "families", None)
     if families is not None:  # Run Fast: a lazy sequence of play families
-        from ..runfast import Plays
-
         kept = [f for f in families if f.kind != "bomb"]
         return Plays(kept) if kept and len(kept) < len(families) else None
     kept = tuple(a for a in legal if not unsafe(a))
@@ -79,9 +81,6 @@ def _fallback(game_id: str, obs: Any, safe: list[Any]) -> Action:
     exchange that leaves the best hand (or keeping it, where passing is allowed); else the
     first safe move (drawing, in Scat)."""
     if game_id == "schwimmen":
-        from ..schwimmen import half_points
-        from .schwimmen import hand_after
-
         swaps = [a for a in safe if a.kind in ("swap", "swap_all")]
         keep = [a for a in safe if a.kind == "pass"]
         best = max(swaps, key=lambda a: half_points(*hand_after(obs, a)[0]), default=None)

@@ -1,6 +1,7 @@
 """The ISMCTS level (the arena's reference player): legal moves over complete games, decisions
 from the observation only, deterministic with a fixed number of iterations, the time budget as
-the Experte's, availability counts as in the paper, and not a level offered in chat."""
+the Experte's, availability counts as in the paper, and not a level offered in chat (the arena,
+imported here, registers it)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import random
 
 import pytest
 
+from bench import arena
 from engine import GAMES
 from engine.bots import LEVELS, NORMAL, get_bot, levels_for
 from engine.bots import ismcts as I
@@ -144,8 +146,6 @@ def test_availability_counts_follow_the_determinizations():
 
 
 def test_the_arena_seats_ismcts_with_the_experte_settings():
-    from bench import arena
-
     bot = arena.make_bot("schwimmen", I.ISMCTS, 0.3, None, {"exploration": 0.5})
     assert bot.level == I.ISMCTS and bot.budget == 0.3 and bot.exploration == 0.5
     assert bot.time_budget() == pytest.approx(0.3)  # the arena's load factor is 1
