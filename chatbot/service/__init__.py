@@ -25,7 +25,8 @@ from ..table_options import CPU_NAMES
 from .api import Change, ChatRef, Outcome, Refusal, Settings, UserRef
 from .facade import Service
 from .lobby import TIMEOUT_CHOICES
+from .queries import TableSight
 from .router import UI
 
 __all__ = ["CPU_NAMES", "TIMEOUT_CHOICES", "UI", "Change", "ChatRef", "Outcome", "Refusal",
-           "Service", "Settings", "UserRef"]
+           "Service", "Settings", "TableSight", "UserRef"]

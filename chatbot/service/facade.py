@@ -29,7 +29,7 @@ from . import commands, cpu, outgoing, play, router, stats, store
 from .api import Change, ChatRef, Outcome, Refusal, Settings, UserRef
 from .deadlines import Deadlines
 from .flood import Flood, Verdict
-from .queries import Queries
+from .queries import Queries, TableSight
 from .transaction import Ctx, Transactions
 
 log = logging.getLogger(__name__)
@@ -285,6 +285,12 @@ class Service:
 
     def table(self, table_id: int) -> GameTable | None:
         return self.queries.table(table_id)
+
+    def table_sight(self, platform: str, user_id: str, user_lang: str | None,
+                    table_id: int | None = None) -> TableSight | None:
+        """A table as one person sees it (``table_id`` ``None``: their newest open one)."""
+        return self.queries.sight(platform, user_id, user_lang, table_id,
+                                  self.settings.default_language)
 
     def moves(self, table_id: int) -> list[Move]:
         return self.queries.moves(table_id)

@@ -1,17 +1,62 @@
-"""Reading tables outside an input: unfinished tables of a chat, a table, its move log, and a
-replay of the log (for audits, the console and tests)."""
+"""Reading tables outside an input: unfinished tables of a chat, a table, its move log, a
+replay of the log (for audits, the console and tests), and a table as one person sees it
+(the Mini App's read)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from sqlmodel import col, select
+from sqlmodel import Session, col, select
 
 import fsm
 from engine import GAMES
-from storage.models import Chat, GameTable, Move, Seat
+from storage.models import Chat, GameTable, Move, Player, Seat
 
+from ..i18n import pick_language
+from . import store
 from .transaction import Transactions
+
+_ENDED = (fsm.FINISHED, fsm.ABANDONED)
+
+
+@dataclass
+class TableSight:
+    """A table as one person sees it, read in one transaction: its seats, the person's seat
+    (``None`` for somebody not seated), their language, the group's name, and the table
+    "play again" opened after this one."""
+
+    table: GameTable
+    seats: list[Seat]
+    seat: Seat | None
+    lang: str
+    where: str | None
+    next_table: int | None = None
+
+    @property
+    def model(self) -> fsm.TableModel:
+        """The table machine over the stored state."""
+        return store.model(self.table, self.seats)
+
+    @property
+    def state(self) -> Any:
+        return GAMES[self.table.game].from_json(self.table.state_json) \
+            if self.table.state_json else None
+
+
+def _person(session: Session, platform: str, user_id: str) -> Player | None:
+    return session.exec(select(Player).where(Player.platform == platform,
+                                             Player.external_id == user_id)).first()
+
+
+def _newest_table(session: Session, player: Player | None) -> int | None:
+    """The person's newest open table."""
+    if player is None:
+        return None
+    return session.exec(
+        select(GameTable.id).join(Seat, col(Seat.table_id) == GameTable.id)
+        .where(Seat.player_id == player.id, col(GameTable.fsm_state).not_in(_ENDED))
+        .order_by(col(GameTable.id).desc())).first()
 
 
 class Queries:
@@ -32,6 +77,35 @@ class Queries:
             if game_id:
                 q = q.where(GameTable.game == game_id)
             return list(session.exec(q.order_by(col(GameTable.id).desc())).all())
+
+    def sight(self, platform: str, user_id: str, user_lang: str | None,
+              table_id: int | None, default_language: str) -> TableSight | None:
+        """The table asked for (else the person's newest open one) as they see it; their
+        language is their private chat's choice, else their own, else ``user_lang``."""
+        with self.tx.read() as session:
+            player = _person(session, platform, user_id)
+            if table_id is None:
+                table_id = _newest_table(session, player)
+            table = store.get_table(session, table_id)
+            if table is None:
+                return None
+            seats = store.seats(session, table)
+            seat = store.seat_of(seats, player) if player is not None else None
+            chosen = store.chat_language(session, platform, player.private_chat_id) \
+                if player is not None and player.private_chat_id else None
+            lang = pick_language(chosen, (player.language if player else None) or user_lang,
+                                 default_language)
+            chat = store.get_chat(session, table.chat_id)
+            where = chat.title if chat is not None and not table.is_private else None
+            following = None
+            if player is not None and table.fsm_state in _ENDED:
+                following = session.exec(  # a rematch in the same chat the person sits at
+                    select(GameTable.id).join(Seat, col(Seat.table_id) == GameTable.id)
+                    .where(Seat.player_id == player.id, GameTable.chat_id == table.chat_id,
+                           col(GameTable.id) > table.id,
+                           col(GameTable.fsm_state).not_in(_ENDED))
+                    .order_by(col(GameTable.id).desc())).first()
+            return TableSight(table, seats, seat, lang, where or None, following)
 
     def table(self, table_id: int) -> GameTable | None:
         with self.tx.read() as session:

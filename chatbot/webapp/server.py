@@ -25,7 +25,7 @@ from ..buttons import encode
 from ..service import ChatRef, Service, UserRef
 from .initdata import MAX_AGE, InvalidInitData, WebAppUser, validate
 from .live import Hub, Listener
-from .view import PLATFORM, Loaded, describe, load, render
+from .view import PLATFORM, Loaded, describe, render
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 STATIC = Path(__file__).with_name("static")  # the page: plain modules, no build step
@@ -53,11 +53,9 @@ def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE) -> web.
     hub = Hub()
     service.listeners.append(lambda changes: hub.changed(c.table_id for c in changes))
     listener = Listener(service.engine, hub)
-    default_language = service.settings.default_language
 
     def read(user: WebAppUser, table_id: int | None) -> Loaded | None:
-        with service.tx.read() as session:
-            return load(session, user.id, user.language_code, table_id, default_language)
+        return service.table_sight(PLATFORM, str(user.id), user.language_code, table_id)
 
     def view_of(user: WebAppUser, table_id: int | None) -> dict[str, Any] | None:
         loaded = read(user, table_id)
