@@ -18,6 +18,7 @@ from transitions import Machine, MachineError
 
 from engine import GAMES, IllegalAction
 from engine.bots import get_bot
+from engine.bots.standin import StandIn
 from engine.protocol import Event
 
 LOBBY = "lobby"
@@ -209,8 +210,6 @@ def standin_action(model: TableModel, rng: random.Random) -> str:
     """The action code the stand-in takes for a person on turn whose clock ran out or who is
     away: Normal's play, but never a knock, a bomb or a joker the person may have kept
     (``engine.bots.standin``)."""
-    from engine.bots.standin import StandIn
-
     seat = model.game.to_act(model.engine_state)
     if seat is None:
         raise TransitionRefused("nobody is on turn")

@@ -37,6 +37,7 @@ from telegram.ext import (
 
 from storage.keyvalue import get_value, put_value
 
+from .. import buttons
 from ..config import Config
 from ..heap import freeze_startup_heap
 from ..i18n import LANGUAGES, N_, pick_language, register, tr
@@ -278,12 +279,17 @@ class TelegramBot:
             await query.answer()  # e.g. a press in an inline-mode message: nothing to do
             return
         data = query.data or ""
+        try:  # decoded once, here; the service gets the press (or the data it refuses)
+            press: buttons.Press | str = buttons.decode(data)
+        except buttons.BadButton:
+            press = data
         try:
-            admin = _code(data) in MANAGE_CODES and await self._is_admin(update)
+            admin = isinstance(press, buttons.Press) \
+                and press.code.split(".")[0] in MANAGE_CODES and await self._is_admin(update)
             chat_ref, user = self._refs(update, admin)
-            outcome = await self._press(chat_ref, user, data, str(update.update_id))
+            outcome = await self._press(chat_ref, user, press, str(update.update_id))
         except Exception as exc:
-            outcome = self._failed(data, update.update_id, exc)
+            outcome = self._failed(press, update.update_id, exc)
         finally:
             if isinstance(self.app.bot, ConfirmingBot):  # committed: it may be confirmed
                 self.app.bot.handled(update.update_id)
@@ -293,7 +299,7 @@ class TelegramBot:
             return
         await self._answer(query.id, outcome)
 
-    async def _press(self, chat_ref: ChatRef, user: UserRef, data: str,
+    async def _press(self, chat_ref: ChatRef, user: UserRef, data: buttons.Press | str,
                      update_key: str) -> Outcome:
         if self.presses is not None:
             return await self.presses.press(chat_ref, user, data, update_key)
@@ -308,9 +314,10 @@ class TelegramBot:
             log.info("table %s: could not answer callback: %s", outcome.table_id, exc)
 
     @staticmethod
-    def _failed(data: str, update_id: int, exc: BaseException) -> Outcome:
+    def _failed(press: buttons.Press | str, update_id: int, exc: BaseException) -> Outcome:
         """Log a press that failed (with its table id); the short answer it gets."""
-        log.error("table %s: update %s failed: %s", _table(data), update_id, exc, exc_info=exc)
+        table = press.table_id if isinstance(press, buttons.Press) else "?"
+        log.error("table %s: update %s failed: %s", table, update_id, exc, exc_info=exc)
         return Outcome("⚠️", ok=False, alert=False)
 
     async def handle_update(self, raw: dict[str, Any]) -> None:
@@ -368,17 +375,6 @@ def _newest(value: str | None) -> tuple[int, float] | None:
         return int(newest), float(when)
     except ValueError:
         return None
-
-
-def _code(data: str) -> str:
-    """The code part of button data (``v1:<table>:<version>:<code>[.<arg>]``)."""
-    return data.split(":", 3)[-1].split(".")[0]
-
-
-def _table(data: str) -> str:
-    """The table id in button data, for logs ("?" if the data names none)."""
-    parts = data.split(":", 3)
-    return parts[1] if len(parts) == 4 and parts[1].isdigit() else "?"
 
 
 def refs(chat_id: int, chat_type: str | None, title: str | None, user_id: int,

@@ -13,11 +13,12 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from .. import buttons
 from ..service import ChatRef, Outcome, Service, UserRef
 
 PRESS_BATCH = 16  # presses sharing one SQLite transaction (a bigger batch goes in parts)
 
-Press = tuple[ChatRef, UserRef, str, str]  # where, who, button data, update key
+Press = tuple[ChatRef, UserRef, buttons.Press | str, str]  # where, who, press, update key
 
 
 class PressBatch:
@@ -30,7 +31,7 @@ class PressBatch:
         self._waiting: list[tuple[Press, asyncio.Future[Outcome]]] = []
         self._tasks: set[asyncio.Task[Any]] = set()
 
-    async def press(self, chat_ref: ChatRef, user: UserRef, data: str,
+    async def press(self, chat_ref: ChatRef, user: UserRef, data: buttons.Press | str,
                     update_key: str) -> Outcome:
         """The press's outcome once it is committed; raises what the service raised for it."""
         loop = asyncio.get_running_loop()

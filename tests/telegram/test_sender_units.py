@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from telegram import MessageEntity
 
 from chatbot.telegram.sender import mentions
@@ -26,11 +27,16 @@ def test_text_without_mentions_is_left_alone() -> None:
 
 
 def test_button_data_parts_for_logs_and_routing() -> None:
-    from chatbot.telegram.app import _code, _table
+    """The adapter decodes button data once (``buttons.decode``) and hands the press on: the
+    table for logs, the code's head for routing (the old ``_code``/``_table`` helpers)."""
+    from chatbot.buttons import BadButton, decode
 
-    assert (_table("v1:42:7:swap.7H.AS"), _code("v1:42:7:swap.7H.AS")) == ("42", "swap")
-    assert _table("garbage") == "?" and _table("v1:zz:1:knock") == "?"
-    assert _code("v1:0:0:g.schwimmen.2") == "g"
+    press = decode("v1:42:7:swap.7H.AS")
+    assert (str(press.table_id), press.code.split(".")[0]) == ("42", "swap")
+    for garbage in ("garbage", "v1:zz:1:knock"):
+        with pytest.raises(BadButton):
+            decode(garbage)
+    assert decode("v1:0:0:g.schwimmen.2").code.split(".")[0] == "g"
 
 
 def test_a_press_is_known_too_old_only_from_what_the_last_run_fetched() -> None:
