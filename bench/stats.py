@@ -149,7 +149,7 @@ def _pct(values: list[float], q: float) -> float:
 
 def run(engine: Engine, label: str, results: int, commands: int) -> None:
     from chatbot.service import ChatRef, Service, Settings, UserRef
-    from chatbot.service import stats as S
+    from chatbot.service import ratings as R
 
     migrate(engine)
     t = time.perf_counter()
@@ -167,7 +167,7 @@ def run(engine: Engine, label: str, results: int, commands: int) -> None:
 
     t = time.perf_counter()
     service.command(private(people[0]), user(people[0]), "stats", "", "first")
-    print(f"{label}: first /stats (reads at most {S.INLINE} of them) "
+    print(f"{label}: first /stats (reads at most {R.INLINE} of them) "
           f"{(time.perf_counter() - t) * 1000:.0f} ms")
     steps: list[float] = []
     while True:  # what the adapters' periodic sweep does, until the backlog is read
@@ -175,7 +175,7 @@ def run(engine: Engine, label: str, results: int, commands: int) -> None:
         if not service.catch_up_stats():
             break
         steps.append(time.perf_counter() - t)
-    print(f"{label}: the rest read by {len(steps)} periodic catch-ups of {S.PERIODIC} results: "
+    print(f"{label}: the rest read by {len(steps)} periodic catch-ups of {R.PERIODIC} results: "
           f"longest {max(steps, default=0) * 1000:.0f} ms (the write lock's longest hold), "
           f"{sum(steps):.1f} s in all")
     rnd = random.Random(7)

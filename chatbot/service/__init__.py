@@ -8,8 +8,9 @@ ladder, each importing only rungs below it (kept by the import-linter contract i
    ``flood`` (the per-person input rate)
 2. ``transaction`` (an input's transaction, queued rows, the update-id check), then ``store``
    (the rows an input works on, a table's machine, options, version and move log)
-3. ``outgoing`` (views and announcements into the outbox), ``history`` (the round's log on
-   request), ``queries`` (reading tables outside an input)
+3. ``outgoing`` (views and announcements into the outbox), then ``history`` (the round's
+   log on request); ``queries`` (reading tables outside an input), ``ratings`` (the derived
+   stats and rating tables, caught up from the results)
 4. ``cpu`` (deciding CPU moves), ``clock`` (a table's next deadline, the half-time reminder)
 5. ``play`` (moves, rounds, the result, stopping; CPU turns and chaining)
 6. ``tables`` (opening and setting up tables), then ``seating`` (leaving, CPU fill, rematch,

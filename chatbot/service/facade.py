@@ -25,7 +25,7 @@ from storage.models import Chat, GameTable, Move, Player
 
 from .. import buttons, metrics
 from ..i18n import DEFAULT_LANGUAGE, pick_language, tr
-from . import commands, cpu, outgoing, play, router, stats, store
+from . import commands, cpu, outgoing, play, ratings, router, store
 from .api import Change, ChatRef, Outcome, Refusal, Settings, UserRef
 from .deadlines import Deadlines
 from .flood import Flood, Verdict
@@ -253,12 +253,12 @@ class Service:
         """Claim and run a table's deadline, once (see ``Deadlines.fire``)."""
         return self.deadlines.fire(table_id, version, may_think=may_think)
 
-    def catch_up_stats(self, limit: int = stats.PERIODIC) -> int:
+    def catch_up_stats(self, limit: int = ratings.PERIODIC) -> int:
         """Read new results into the stats and ratings (a bounded, short transaction; the
         adapters call it from their periodic sweeps, so a large backlog — e.g. after an
         upgrade — drains in the background instead of inside somebody's /stats)."""
         with self.tx.tx() as session:
-            return stats.catch_up(session, self.clock().timestamp(), limit)
+            return ratings.catch_up(session, self.clock().timestamp(), limit)
 
     def sweep_old(self, every: float = SWEEP_EVERY) -> dict[str, int] | None:
         """Delete rows the retention policy no longer keeps (``storage.retention``), at most

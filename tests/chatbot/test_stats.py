@@ -20,6 +20,7 @@ from sqlmodel import Session
 
 from bench.stats import generate
 from chatbot.service import ChatRef, UserRef
+from chatbot.service import ratings as R
 from chatbot.service import stats as S
 from storage.models import (
     Chat,
@@ -236,12 +237,12 @@ def test_no_games_yet(db_engine: Engine) -> None:
 
 
 def test_places_rank_the_climbing_game() -> None:
-    assert S._ranks([2], [{"seat": s, "place": p} for s, p in enumerate([3, 4, 1, 2])],
+    assert R._ranks([2], [{"seat": s, "place": p} for s, p in enumerate([3, 4, 1, 2])],
                     [0, 1, 2, 3]) == [3, 4, 1, 2]
-    assert S._ranks([1], [{"seat": 0}, {"seat": 1}, {"seat": 2}], [0, 1, 2]) == [2, 1, 2]
+    assert R._ranks([1], [{"seat": 0}, {"seat": 1}, {"seat": 2}], [0, 1, 2]) == [2, 1, 2]
     assert S.best_streak([True, True, False, True, True, True, False]) == 3
     assert S.best_streak([]) == 0
-    assert S.shown_rating(25.0, 25.0 / 3) == 1000
+    assert R.shown_rating(25.0, 25.0 / 3) == 1000
 
 
 def _count_from_results(engine: Engine) -> tuple[dict[int, dict[str, Any]],
@@ -284,7 +285,7 @@ def _count_from_results(engine: Engine) -> tuple[dict[int, dict[str, Any]],
 def _check(engine: Engine, made: dict[str, Any]) -> None:
     people, groups = _count_from_results(engine)
     with Session(engine) as session, session.begin():
-        S.catch_up(session)
+        R.catch_up(session)
     with Session(engine) as session:
         for pid in made["players"]:
             got, want = S.player_stats(session, pid), people[pid]
@@ -327,7 +328,7 @@ def test_many_results_counted_exactly_and_read_in_pieces_as_in_one_go(
         session.execute(delete(Rating))
         session.execute(update(StatsCursor).values(last_result_id=0, holes=[]))
     with Session(db_engine) as session, session.begin():
-        assert S.catch_up(session) == 2200
+        assert R.catch_up(session) == 2200
     assert _ratings(db_engine) == in_pieces
     games = sum(v[2] for k, v in in_pieces.items() if not k[1].startswith("cpu:"))
     assert games == seats_of_people
@@ -339,24 +340,24 @@ def test_a_result_that_commits_late_is_read_when_it_comes(db_engine: Engine) -> 
     # Result first+2 commits before first+1 (a transaction that took longer).
     store_result(db_engine, ("g-1", "group"), "schwimmen", seats, [0], result_id=first + 2)
     with Session(db_engine) as session, session.begin():
-        assert S.catch_up(session, now_epoch=1000.0) == 2
+        assert R.catch_up(session, now_epoch=1000.0) == 2
     with Session(db_engine) as session:
         cursor = session.get(StatsCursor, 1)
         assert cursor is not None
         assert (cursor.last_result_id, cursor.holes) == (first + 2, [[first + 1, 1000.0]])
     store_result(db_engine, ("g-1", "group"), "schwimmen", seats, [1], result_id=first + 1)
     with Session(db_engine) as session, session.begin():
-        assert S.catch_up(session, now_epoch=1010.0) == 1
+        assert R.catch_up(session, now_epoch=1010.0) == 1
     with Session(db_engine) as session:
         assert S.player_stats(session, _player_id(session, "bob"))["wins"] == 1
         assert session.get(StatsCursor, 1).holes == []  # type: ignore[union-attr]
     # A gap that never fills (a rolled-back insert) is given up after a while.
     store_result(db_engine, ("g-1", "group"), "schwimmen", seats, [0], result_id=first + 5)
     with Session(db_engine) as session, session.begin():
-        assert S.catch_up(session, now_epoch=2000.0) == 1
+        assert R.catch_up(session, now_epoch=2000.0) == 1
         assert len(session.get(StatsCursor, 1).holes) == 2  # type: ignore[union-attr]
     with Session(db_engine) as session, session.begin():
-        assert S.catch_up(session, now_epoch=2000.0 + S.HOLE_SECONDS) == 0
+        assert R.catch_up(session, now_epoch=2000.0 + R.HOLE_SECONDS) == 0
         assert session.get(StatsCursor, 1).holes == []  # type: ignore[union-attr]
     with Session(db_engine) as session:
         assert S.player_stats(session, _player_id(session, "alice"))["games"] == 4
@@ -399,4 +400,4 @@ def test_a_backlog_is_read_in_bounded_steps_by_the_periodic_catch_up(
         steps.append(n)
     assert sum(steps) == 1234 and max(steps) <= 300 and len(steps) >= 5
     _check(db_engine, made)  # the same as reading everything at once
-    assert S.INLINE <= 1000 and S.PERIODIC <= 1000
+    assert R.INLINE <= 1000 and R.PERIODIC <= 1000
