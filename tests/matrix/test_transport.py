@@ -19,8 +19,8 @@ from nio import (
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
+from chatbot.delivery import OutboxStore
 from chatbot.matrix.sender import MatrixSender, MatrixTransport
-from chatbot.outbox import OutboxStore
 from storage.models import Outbox
 
 PAST = datetime(2020, 1, 1, tzinfo=UTC)
