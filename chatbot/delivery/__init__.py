@@ -23,7 +23,6 @@ from .items import (
     Permanent,
     Retry,
     Transport,
-    content_hash,
     plan,
 )
 from .rows import MAX_ATTEMPTS, PER_CHAT
@@ -34,6 +33,6 @@ from .worker import Worker
 __all__ = [
     "CHATS_PER_PASS", "LEASE_SECONDS", "MAX_ATTEMPTS", "PER_CHAT", "CannotPin", "Claim",
     "ClaimingOutbox", "Item", "MessageGone", "OutboxStore", "Permanent", "Retry", "SendLimits",
-    "SlotMessages", "Transport", "Worker", "content_hash", "deliver", "deliver_async", "plan",
+    "SlotMessages", "Transport", "Worker", "deliver", "deliver_async", "plan",
     "record",
 ]

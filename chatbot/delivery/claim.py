@@ -79,7 +79,7 @@ class Claim:
     chats: list[str]  # leased for this pass (``finish`` gives them back)
     wait: float = 1.0  # seconds until more may go (limits, rows not due yet)
     until: float = field(default_factory=lambda: time.monotonic() + SEND_WINDOW)
-    sends: int = 0  # items that need a Bot API call
+    sends: int = 0  # items that need a platform call
     recent: dict[str, list[float]] = field(default_factory=dict)  # chats' sends before it
     claimed: dict[str, list[float]] = field(default_factory=dict)  # ... with its own counted
     tag: str = ""  # marks this pass's places in the bot-wide window until it finishes
@@ -337,7 +337,7 @@ class ClaimingOutbox:
                outcomes: list[tuple[Item, str | None, Exception | None]],
                calls: dict[str, list[float]] | None = None) -> None:
         """Record a pass's outcomes and give its leases back, in one transaction. ``calls``:
-        when (epoch seconds) each chat's Bot API calls of the pass went out; they replace the
+        when (epoch seconds) each chat's platform calls of the pass went out; they replace the
         places the claim held in the limits. (Without it, the claim's times stay.)"""
         now_dt = self.store.clock()
         with self.store.write_lock, self.engine.begin() as conn:
