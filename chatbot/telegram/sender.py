@@ -1,9 +1,9 @@
 """Delivering the outbox to Telegram: rate limits, retries, edit in place.
 
-Telegram allows about 1 message/s per chat, 20/min per group and 30/s overall. The sender
-keeps to those across all processes sharing the database (``chatbot.delivery.claim``, given
-``Limits``; configurable for tests), keeps each chat's messages in order, retries on ``RetryAfter`` and network errors, and
-treats "message is not modified" as success.
+Telegram allows about 1 message/s per chat, 20/min per group and 30/s overall (``Limits``,
+configurable for tests). The sender keeps to those across all processes sharing the database
+(``chatbot.delivery.claim``, given the ``Limits``), keeps each chat's messages in order, retries
+on ``RetryAfter`` and network errors, and treats "message is not modified" as success.
 """
 
 from __future__ import annotations
