@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import engine  # noqa: E402
-from chatbot.outbox import OutboxStore, deliver  # noqa: E402
+from chatbot.delivery import OutboxStore, deliver  # noqa: E402
 from chatbot.service import ChatRef, Service, Settings, UserRef  # noqa: E402
 from storage.db import make_engine, migrate  # noqa: E402
 from storage.models import GameTable  # noqa: E402

@@ -32,7 +32,7 @@ from typing import Any
 import pytest
 from sqlalchemy.engine import Engine, make_url
 
-from chatbot.outbox import MessageGone, OutboxStore, deliver
+from chatbot.delivery import MessageGone, OutboxStore, deliver
 from chatbot.service import Service, Settings
 from storage.db import database_url, make_engine, migrate
 

@@ -14,8 +14,8 @@ from typing import TextIO
 from engine import GAMES
 from engine.bots import LEVELS
 
+from ..delivery import OutboxStore, deliver
 from ..i18n import N_, register, tr
-from ..outbox import OutboxStore, deliver
 from ..service import ChatRef, Service, UserRef
 
 PLATFORM = "console"

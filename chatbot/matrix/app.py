@@ -44,9 +44,9 @@ from nio.crypto import ENCRYPTION_ENABLED
 from sqlalchemy.exc import OperationalError
 
 from ..config import Config
+from ..delivery import OutboxStore
 from ..heap import freeze_startup_heap
 from ..i18n import tr
-from ..outbox import OutboxStore
 from ..service import Change, Service
 from .deadlines import Deadlines
 from .inputs import InputsMixin

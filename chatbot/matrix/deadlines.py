@@ -12,6 +12,7 @@ from datetime import datetime
 
 from storage.db import aware, utcnow
 
+from ..delivery import Worker
 from ..service import Change, Service
 
 log = logging.getLogger(__name__)
@@ -29,9 +30,10 @@ class Deadlines:
                  thinking: Thinking | None = None) -> None:
         self.service, self.sweep, self.thinking = service, sweep, thinking
         self.armed: dict[int, tuple[int, datetime]] = {}
-        self.wake = asyncio.Event()
-        self._stopping = False
-        self._task: asyncio.Task | None = None
+        self._next_sweep = 0.0
+        self.worker = Worker("matrix-deadlines", self._step, log, what="deadline pass",
+                             setup=self._arm_upcoming, shortest=0.005, on_error=self._wait)
+        self.wake = self.worker.wake
 
     def arm(self, changes: list[Change]) -> None:
         for change in changes:
@@ -42,45 +44,40 @@ class Deadlines:
         self.wake.set()
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name="matrix-deadlines")
+        self.worker.start()
 
     async def stop(self) -> None:
-        self._stopping = True
-        self.wake.set()
-        if self._task is not None:
-            try:
-                await asyncio.wait_for(self._task, timeout=10)
-            except (TimeoutError, asyncio.CancelledError):
-                self._task.cancel()
+        await self.worker.stop()
 
-    async def _run(self) -> None:
+    async def _arm_upcoming(self) -> None:
+        """Arm the deadlines already in the database (after a restart)."""
         upcoming = await asyncio.to_thread(self.service.next_deadlines)
         self.arm([Change(t, v, when) for t, v, when in upcoming])
-        next_sweep = 0.0
-        while not self._stopping:
-            try:
-                now = utcnow()
-                due = [(t, v) for t, (v, when) in self.armed.items() if aware(when) <= now]
-                for table_id, version in due:
-                    if self.armed.get(table_id, (None,))[0] == version:
-                        self.armed.pop(table_id, None)
-                    await self._fire(table_id, version)
-                if time.monotonic() >= next_sweep:
-                    next_sweep = time.monotonic() + self.sweep
-                    for table_id, version in await asyncio.to_thread(self.service.due):
-                        await self._fire(table_id, version)
-                    await asyncio.to_thread(self.service.sweep_old)
-                    await asyncio.to_thread(self.service.catch_up_stats)
-            except Exception:
-                log.exception("deadline pass failed")
-            wait = self.sweep
-            if self.armed:
-                soonest = min(aware(w) for _v, w in self.armed.values())
-                wait = min(wait, max(0.0, (soonest - utcnow()).total_seconds()))
-            wait = min(wait, max(0.0, next_sweep - time.monotonic()))
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.wake.wait(), timeout=max(0.005, wait))
-            self.wake.clear()
+
+    async def _step(self) -> float:
+        """Fire the armed deadlines that are due, and sweep when it is time; returns the
+        seconds until the next thing to do."""
+        now = utcnow()
+        due = [(t, v) for t, (v, when) in self.armed.items() if aware(when) <= now]
+        for table_id, version in due:
+            if self.armed.get(table_id, (None,))[0] == version:
+                self.armed.pop(table_id, None)
+            await self._fire(table_id, version)
+        if time.monotonic() >= self._next_sweep:
+            self._next_sweep = time.monotonic() + self.sweep
+            for table_id, version in await asyncio.to_thread(self.service.due):
+                await self._fire(table_id, version)
+            await asyncio.to_thread(self.service.sweep_old)
+            await asyncio.to_thread(self.service.catch_up_stats)
+        return self._wait()
+
+    def _wait(self) -> float:
+        """Seconds until the soonest armed deadline or the next sweep."""
+        wait = self.sweep
+        if self.armed:
+            soonest = min(aware(w) for _v, w in self.armed.values())
+            wait = min(wait, max(0.0, (soonest - utcnow()).total_seconds()))
+        return min(wait, max(0.0, self._next_sweep - time.monotonic()))
 
     async def _fire(self, table_id: int, version: int) -> None:
         if self.thinking is None:

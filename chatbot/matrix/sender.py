@@ -30,13 +30,14 @@ from nio import (
 )
 from nio.exceptions import LocalProtocolError, SendRetryError
 
-from ..outbox import (
+from ..delivery import (
     CannotPin,
     Item,
     OutboxStore,
     Permanent,
     Retry,
     SlotMessages,
+    Worker,
     deliver_async,
     record,
 )
@@ -289,10 +290,10 @@ class MatrixSender:
         self.interval = interval  # seconds between two sends (the homeserver limits too)
         self.parallel = max(1, parallel)  # rooms served at the same time
         self._gap = asyncio.Lock()
-        self.wake = asyncio.Event()
         self.ready = asyncio.Event()  # set once the first sync knows the rooms
-        self._task: asyncio.Task | None = None
-        self._stopping = False
+        self.worker = Worker("matrix-outbox", self.pass_once, log, what="outbox pass",
+                             setup=self.ready.wait, longest=1.0)
+        self.wake = self.worker.wake
         self._last = 0.0
         self._busy: set[str] = set()  # rooms with a delivery under way
         self._settled = asyncio.Condition()
@@ -306,28 +307,10 @@ class MatrixSender:
                     self._settled.wait_for(lambda: room_id not in self._busy), timeout)
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name="matrix-outbox")
+        self.worker.start()
 
     async def stop(self) -> None:
-        self._stopping = True
-        self.wake.set()
-        if self._task is not None:
-            try:
-                await asyncio.wait_for(self._task, timeout=10)
-            except (TimeoutError, asyncio.CancelledError):
-                self._task.cancel()
-
-    async def _run(self) -> None:
-        await self.ready.wait()
-        while not self._stopping:
-            try:
-                delay = await self.pass_once()
-            except Exception:
-                log.exception("outbox pass failed")
-                delay = 1.0
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.wake.wait(), timeout=max(0.01, min(delay, 1.0)))
-            self.wake.clear()
+        await self.worker.stop()
 
     async def pass_once(self) -> float:
         """Deliver what may go now; returns how long until something else may go.
@@ -357,7 +340,7 @@ class MatrixSender:
             if item.action and item.message_id is None:  # the slot shows nothing: done
                 await asyncio.to_thread(record, self.store, item, None, None)
                 continue
-            if self._stopping:
+            if self.worker.stopping:
                 return None
             pause = self.transport.rate_limited_until - time.monotonic()
             if pause > 0:

@@ -39,15 +39,16 @@ from storage.keyvalue import get_value, put_value
 
 from .. import buttons
 from ..config import Config
+from ..delivery import OutboxStore
 from ..heap import freeze_startup_heap
 from ..i18n import LANGUAGES, N_, pick_language, register, tr
-from ..outbox import OutboxStore
 from ..service import Change, ChatRef, Outcome, Service, UserRef
 from ..webapp.links import direct_link
+from .limits import Limits
 from .polling import ConfirmingBot, ConfirmingUpdateProcessor
 from .presses import PressBatch
 from .request import http_client, make_requests
-from .sender import Limits, OutboxSender, TelegramTransport
+from .sender import OutboxSender, TelegramTransport
 
 log = logging.getLogger(__name__)
 PLATFORM = "telegram"

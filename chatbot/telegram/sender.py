@@ -1,15 +1,14 @@
 """Delivering the outbox to Telegram: rate limits, retries, edit in place.
 
-Telegram allows about 1 message/s per chat, 20/min per group and 30/s overall. The sender
-keeps to those across all processes sharing the database (``outbox_claim``; configurable for
-tests), keeps each chat's messages in order, retries on ``RetryAfter`` and network errors, and
-treats "message is not modified" as success.
+Telegram allows about 1 message/s per chat, 20/min per group and 30/s overall (``Limits``,
+configurable for tests). The sender keeps to those across all processes sharing the database
+(``chatbot.delivery.claim``, given the ``Limits``), keeps each chat's messages in order, retries
+on ``RetryAfter`` and network errors, and treats "message is not modified" as success.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import re
 import time
@@ -27,20 +26,23 @@ from telegram import (
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 
 from .. import buttons, metrics
-from ..outbox import (
+from ..delivery import (
+    CHATS_PER_PASS,
     CannotPin,
+    Claim,
+    ClaimingOutbox,
     Item,
     MessageGone,
     OutboxStore,
     Permanent,
     Retry,
     SlotMessages,
+    Worker,
     deliver_async,
-    plan,
 )
-from ..outbox_claim import CHATS_PER_PASS, Claim, ClaimingOutbox, Limits
+from .limits import Limits
 
-__all__ = ["Limits", "OutboxSender", "TelegramTransport", "keyboard", "mentions"]
+__all__ = ["OutboxSender", "TelegramTransport", "keyboard", "mentions"]
 
 log = logging.getLogger(__name__)
 _NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
@@ -186,39 +188,17 @@ class OutboxSender:
                  run: Callable[..., Any] | None = None, gather: float = 0.005,
                  holder: str | None = None) -> None:
         self.store, self.transport = store, transport
-        self.gather = gather
         self.run = run or asyncio.to_thread  # how database calls leave the event loop
-        self.outbox = ClaimingOutbox(store, limits, holder)
-        self.wake = asyncio.Event()
-        self._task: asyncio.Task | None = None
-        self._stopping = False
+        self.outbox = ClaimingOutbox(store, limits or Limits(), holder)
+        self.worker = Worker("outbox-sender", self.pass_once, log, what="outbox pass",
+                             longest=1.0, gather=gather, at_once=True, stop_timeout=5)
+        self.wake = self.worker.wake
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name="outbox-sender")
+        self.worker.start()
 
     async def stop(self) -> None:
-        self._stopping = True
-        self.wake.set()
-        if self._task is not None:
-            try:
-                await asyncio.wait_for(self._task, timeout=5)
-            except (TimeoutError, asyncio.CancelledError):
-                self._task.cancel()
-
-    async def _run(self) -> None:
-        while not self._stopping:
-            try:
-                delay = await self.pass_once()
-            except Exception:
-                log.exception("outbox pass failed")
-                delay = 1.0
-            if delay <= 0:
-                continue
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.wake.wait(), timeout=max(0.01, min(delay, 1.0)))
-            if self.wake.is_set() and self.gather > 0 and not self._stopping:
-                await asyncio.sleep(self.gather)
-            self.wake.clear()
+        await self.worker.stop()
 
     async def pass_once(self) -> float:
         """Deliver what may go now; returns how long until something else may go (0: go on
@@ -237,7 +217,7 @@ class OutboxSender:
         async def serve(chat_items: list[Item]) -> None:
             for item in chat_items:
                 shown.before(item)
-                if plan(item) == "keep":
+                if item.plan == "keep":
                     outcomes.append((item, item.message_id, None))
                     metrics.observe_delivery(self.store.platform, "kept")
                     continue

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from chatbot.outbox import MAX_ATTEMPTS, MessageGone, OutboxStore, Permanent, Retry, deliver
+from chatbot.delivery import MAX_ATTEMPTS, MessageGone, OutboxStore, Permanent, Retry, deliver
 from storage.db import transaction
 from storage.models import MessageSlot, Outbox
 from tests.conftest import FakeClock, RecordingTransport
@@ -206,7 +206,7 @@ def test_repost_deletes_the_old_copy_later_after_a_rate_limit() -> None:
     later; a permanent refusal is not retried."""
     import asyncio
 
-    from chatbot.outbox import Item, deliver_async
+    from chatbot.delivery import Item, deliver_async
 
     class Flaky:
         def __init__(self, errors: list[Exception]) -> None:
@@ -265,7 +265,7 @@ def test_a_flooded_chat_never_hides_another_chat(engine_name: str, clock: FakeCl
     """250 messages queued for one chat (a user sending /help in a loop) and then one for
     another chat: the first pass sees the other chat's message (issue 15, item 10), and each
     chat's messages stay in order."""
-    from chatbot.outbox import PER_CHAT
+    from chatbot.delivery import PER_CHAT
 
     engine = request.getfixturevalue(engine_name)
     store = OutboxStore(engine, "test", clock=clock)

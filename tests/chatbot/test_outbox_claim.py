@@ -17,8 +17,8 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from chatbot.outbox import OutboxStore, Retry, plan
-from chatbot.outbox_claim import LEASE_SECONDS, Claim, ClaimingOutbox, Limits
+from chatbot.delivery import LEASE_SECONDS, Claim, ClaimingOutbox, OutboxStore, Retry, plan
+from chatbot.telegram.limits import Limits
 from storage.db import make_engine, transaction
 from storage.models import Outbox, OutboxLease
 from tests.conftest import FakeClock, engine_url

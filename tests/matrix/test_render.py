@@ -11,6 +11,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from chatbot import views
+from chatbot.delivery import OutboxStore
 from chatbot.i18n import tr
 from chatbot.matrix.inputs import InputsMixin
 from chatbot.matrix.render import (
@@ -26,7 +27,6 @@ from chatbot.matrix.render import (
     render,
 )
 from chatbot.matrix.store import MatrixStore
-from chatbot.outbox import OutboxStore
 from storage.models import GameTable, MessageSlot, Outbox, Seat
 
 NOW = datetime(2020, 1, 7, 12, 0, tzinfo=UTC)

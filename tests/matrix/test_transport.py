@@ -19,8 +19,8 @@ from nio import (
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
+from chatbot.delivery import ClaimingOutbox, Item, OutboxStore, deliver_async
 from chatbot.matrix.sender import MatrixSender, MatrixTransport
-from chatbot.outbox import OutboxStore
 from storage.models import Outbox
 
 PAST = datetime(2020, 1, 1, tzinfo=UTC)
@@ -62,10 +62,11 @@ class ScriptedClient:
 
 
 def _row(engine: Engine, room: str, text: str, slot: str | None = None,
-         buttons: list | None = None, repost: bool = False) -> int:
+         buttons: list | None = None, repost: bool = False, reply_to: str | None = None) -> int:
     with Session(engine) as session, session.begin():
         row = Outbox(platform="matrix", chat_external_id=room, slot=slot, text=text,
-                     buttons=buttons or [], repost=repost, not_before=PAST, created_at=PAST)
+                     buttons=buttons or [], repost=repost, reply_to=reply_to, not_before=PAST,
+                     created_at=PAST)
         session.add(row)
         session.flush()
         return row.id  # type: ignore[return-value]
@@ -151,3 +152,43 @@ def test_transaction_ids_edits_reactions_and_order(sqlite_engine: Engine) -> Non
     _room, _kind, edit, txn = client.sent[-1]
     assert txn == f"inst.{fourth}.e" and len(client.redacted) == redacted
     assert edit["m.new_content"]["body"].startswith("🃏 Runde 2 – du")
+
+
+class _Unlimited:
+    """Sending limits of a platform that has none per chat (a homeserver limits per user:
+    ``MatrixTransport`` honours its ``M_LIMIT_EXCEEDED``)."""
+
+    global_per_second = 10**6
+
+    def chat_wait(self, chat: str, sends: list[float], now: float) -> float:
+        return 0.0
+
+
+def test_a_reply_delivered_through_the_claim_on_postgresql_keeps_in_reply_to(
+        pg_engine: Engine) -> None:
+    """The claim path reads ``reply_to`` like the plain one (issue 36, item 3): an answer
+    claimed on PostgreSQL goes out as a Matrix reply (``m.in_reply_to``), in a thread too."""
+    client = ScriptedClient()
+    store = OutboxStore(pg_engine, "matrix", clock=lambda: PAST + timedelta(days=1))
+    transport = MatrixTransport(client, "inst")  # type: ignore[arg-type]
+    plain = _row(pg_engine, "!r:x", "Antwort", reply_to="$q1")
+    threaded = _row(pg_engine, "!t:x", "Im Faden", reply_to="$root $q2")
+    outbox = ClaimingOutbox(store, _Unlimited(), holder="matrix-test")
+    claim = outbox.claim()
+    assert sorted(item.id for item in claim.items) == [plain, threaded]
+
+    async def deliver_claimed() -> list[tuple[Item, str | None, Exception | None]]:
+        outcomes: list[tuple[Item, str | None, Exception | None]] = []
+        for item in claim.items:
+            transport.begin(item)
+            message_id, error = await deliver_async(item, transport)
+            outcomes.append((item, message_id, error))
+        return outcomes
+
+    outbox.finish(claim, asyncio.run(deliver_claimed()))
+    sent = {room: content for room, kind, content, _txn in client.sent if kind == "m.room.message"}
+    assert sent["!r:x"]["m.relates_to"] == {"m.in_reply_to": {"event_id": "$q1"}}
+    assert sent["!t:x"]["m.relates_to"] == {"rel_type": "m.thread", "event_id": "$root",
+                                            "is_falling_back": False,
+                                            "m.in_reply_to": {"event_id": "$q2"}}
+    assert _status(pg_engine) == {plain: ("sent", 0), threaded: ("sent", 0)}

@@ -10,11 +10,11 @@ on the same host sees that it runs no more (a restart frees them at once); no pa
 send later than ``SEND_WINDOW`` seconds into its lease, so a slow process never overlaps the
 next holder.
 
-Telegram's limits are kept in the database too, so they hold for all processes together: each
-lease row carries its chat's sends of the last minute (one a second per chat, 20 a minute per
-group), and ``send_window`` the bot's sends of the last second (30 a second in all). A pass
-counts a send when it claims it; a 429's ``retry_after`` postpones the chat's row in the
-database (every process sees it).
+The platform's limits (``SendLimits``, given by its adapter: Telegram's are in
+``chatbot.telegram.limits``) are kept in the database too, so they hold for all processes
+together: each lease row carries its chat's sends of the last minute, and ``send_window`` the
+bot's sends of the last second. A pass counts a send when it claims it; a 429's
+``retry_after`` postpones the chat's row in the database (every process sees it).
 """
 
 from __future__ import annotations
@@ -23,50 +23,52 @@ import os
 import secrets
 import socket
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
-from sqlalchemy import and_, bindparam, func, or_, update
+from sqlalchemy import bindparam, or_, update
 from sqlalchemy import select as core_select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-from storage.db import aware
-from storage.models import MessageSlot, OutboxLease, SendWindow
+from storage.models import OutboxLease, SendWindow
 
-from .outbox import (
+from .items import CannotPin, Item, Retry
+from .rows import (
     DROP_ROWS,
     MAX_ATTEMPTS,
     OUTBOX,
+    PENDING_OF_CHATS,
     PER_CHAT,
-    CannotPin,
-    Item,
-    OutboxStore,
-    Retry,
-    content_hash,
-    plan,
+    backoff,
+    due,
     slot_effects,
+    slot_row,
     slot_upsert,
+    superseded,
+    to_item,
 )
+from .store import OutboxStore
+
+
+class SendLimits(Protocol):
+    """A platform's sending limits, given by its adapter."""
+
+    global_per_second: int  # the bot's sends in any second, all chats together
+
+    def chat_wait(self, chat: str, sends: list[float], now: float) -> float:
+        """Seconds until the next message to ``chat`` may go, given its sends (epoch
+        seconds) of the last minute."""
+        ...
+
 
 LEASE_SECONDS = 30.0  # a dead process's chats are free again after this
 SEND_WINDOW = 5.0  # no send starts later than this into a lease (requests time out at 5 s)
 CHATS_PER_PASS = 100
 _LEASE = OutboxLease.__table__  # type: ignore[attr-defined]
 _WINDOW = SendWindow.__table__  # type: ignore[attr-defined]
-_SLOT = MessageSlot.__table__  # type: ignore[attr-defined]
 _EPOCH = datetime(1970, 1, 1).astimezone()
-
-
-@dataclass
-class Limits:
-    """Telegram's limits (configurable for tests)."""
-
-    per_chat_interval: float = 1.0  # seconds between two messages to one chat
-    group_per_minute: int = 20
-    global_per_second: int = 30
 
 
 @dataclass
@@ -77,7 +79,7 @@ class Claim:
     chats: list[str]  # leased for this pass (``finish`` gives them back)
     wait: float = 1.0  # seconds until more may go (limits, rows not due yet)
     until: float = field(default_factory=lambda: time.monotonic() + SEND_WINDOW)
-    sends: int = 0  # items that need a Bot API call
+    sends: int = 0  # items that need a platform call
     recent: dict[str, list[float]] = field(default_factory=dict)  # chats' sends before it
     claimed: dict[str, list[float]] = field(default_factory=dict)  # ... with its own counted
     tag: str = ""  # marks this pass's places in the bot-wide window until it finishes
@@ -112,22 +114,6 @@ def _dead_on_this_host(holder: str, me: str) -> bool:
         return False
 
 
-def chat_wait(sends: list[float], now: float, limits: Limits, group: bool) -> float:
-    """Seconds until the next message to a chat may go, given its recent sends."""
-    waits = [0.0]
-    if sends:
-        waits.append(max(sends) + limits.per_chat_interval - now)
-    if group:
-        recent = sorted(s for s in sends if s > now - 60)
-        if len(recent) >= limits.group_per_minute:
-            waits.append(recent[-limits.group_per_minute] + 60 - now)
-    return max(waits)
-
-
-def _is_group(chat: str) -> bool:
-    return chat.startswith("-")  # Telegram's group and channel ids are negative
-
-
 def _pending_chats() -> Any:
     return core_select(OUTBOX.c.chat_external_id).where(
         OUTBOX.c.platform == bindparam("b_platform"), OUTBOX.c.status == "pending",
@@ -157,24 +143,6 @@ _HELD = core_select(_LEASE.c.holder).where(
 _FREE_HOLDER = update(_LEASE).where(
     _LEASE.c.platform == bindparam("b_platform"),
     _LEASE.c.holder.in_(bindparam("b_holders", expanding=True))).values(holder="")
-_RANKED = core_select(
-    OUTBOX.c.id, OUTBOX.c.chat_external_id, OUTBOX.c.slot, OUTBOX.c.repost,
-    OUTBOX.c.fresh, OUTBOX.c.text, OUTBOX.c.buttons, OUTBOX.c.not_before, OUTBOX.c.action,
-    func.row_number().over(partition_by=OUTBOX.c.chat_external_id,
-                           order_by=OUTBOX.c.id).label("place"),
-).where(OUTBOX.c.platform == bindparam("b_platform"), OUTBOX.c.status == "pending",
-        OUTBOX.c.chat_external_id.in_(bindparam("b_chats", expanding=True))).subquery()
-# the oldest pending rows of the leased chats, at most PER_CHAT of each, in order, with the
-# message that shows each one's slot now (if any)
-_QUEUE = (core_select(_RANKED.c.id, _RANKED.c.chat_external_id, _RANKED.c.slot,
-                      _RANKED.c.repost, _RANKED.c.fresh, _RANKED.c.text, _RANKED.c.buttons,
-                      _RANKED.c.not_before, _RANKED.c.action,
-                      _SLOT.c.message_id, _SLOT.c.text_hash)
-          .select_from(_RANKED.outerjoin(_SLOT, and_(
-              _SLOT.c.platform == bindparam("b_platform"),
-              _SLOT.c.chat_external_id == _RANKED.c.chat_external_id,
-              _SLOT.c.slot == _RANKED.c.slot)))
-          .where(_RANKED.c.place <= PER_CHAT).order_by(_RANKED.c.id))
 _MARK = update(OUTBOX).where(OUTBOX.c.id.in_(bindparam("b_ids", expanding=True)),
                               OUTBOX.c.claimed_by.is_(None)).values(
     claimed_by=bindparam("b_holder"))
@@ -217,12 +185,10 @@ def _insert(dialect: str, what: str) -> Any:
 class ClaimingOutbox:
     """An ``OutboxStore`` used by several processes at once (see the module docstring)."""
 
-    def __init__(self, store: OutboxStore, limits: Limits | None = None,
-                 holder: str | None = None,
-                 is_group: Callable[[str], bool] = _is_group) -> None:
-        self.store, self.limits = store, limits or Limits()
+    def __init__(self, store: OutboxStore, limits: SendLimits,
+                 holder: str | None = None) -> None:
+        self.store, self.limits = store, limits
         self.holder = holder or holder_id()
-        self.is_group = is_group
         self.engine, self.platform = store.engine, store.platform
         self._window_ready = False
         self._passes = 0
@@ -267,7 +233,7 @@ class ClaimingOutbox:
                       for r in leased}
             before = {chat: list(sends) for chat, sends in recent.items()}
             items, waits = self._pick(conn, recent, now_dt, now, limit)
-            wanted = [i for i in items if plan(i) != "keep"]
+            wanted = [i for i in items if i.plan != "keep"]
             self._passes += 1
             tag = f"{self.holder}#{self._passes}"
             granted = self._take_window(conn, len(wanted), now, tag) if wanted else 0
@@ -283,9 +249,9 @@ class ClaimingOutbox:
                     kept.append(item)
                 items = kept
             for item in items:  # (in the lease rows when the pass finishes)
-                if plan(item) != "keep":
+                if item.plan != "keep":
                     recent[item.chat].append(now)
-            sending = [i.id for i in items if plan(i) != "keep"]
+            sending = [i.id for i in items if i.plan != "keep"]
             if sending:
                 conn.execute(_MARK, {"b_ids": sending, "b_holder": self.holder})
         return Claim(items, list(recent), wait=min([1.0, *waits]),
@@ -296,40 +262,25 @@ class ClaimingOutbox:
               limit: int) -> tuple[list[Item], list[float]]:
         """The rows of the leased chats that may go now (limits kept, superseded views of a
         slot dropped); and how long the others wait."""
-        waits: list[float] = []
+        rows, waits = due(conn.execute(PENDING_OF_CHATS, {
+            "platform": self.platform, "per_chat": PER_CHAT, "chats": list(recent)}), now_dt)
         rows_by_chat: dict[str, list[Any]] = {chat: [] for chat in recent}
-        waiting: set[str] = set()
-        for r in conn.execute(_QUEUE, {"b_platform": self.platform, "b_chats": list(recent)}):
-            chat = r.chat_external_id
-            if chat in waiting:
-                continue
-            if aware(r.not_before) > now_dt:  # keep the order: later rows wait too
-                waits.append((aware(r.not_before) - now_dt).total_seconds())
-                waiting.add(chat)
-                continue
-            rows_by_chat[chat].append(r)
-        newest = {(r.chat_external_id, r.slot): r.id  # (action rows supersede no view)
-                  for rows in rows_by_chat.values() for r in rows if r.slot and not r.action}
+        for r in rows:
+            rows_by_chat[r.chat_external_id].append(r)
+        old = superseded(rows)
         items: list[Item] = []
         dropped: list[int] = []
-        for chat, rows in rows_by_chat.items():
+        for chat, chat_rows in rows_by_chat.items():
             sends = list(recent[chat])
-            for r in rows:
-                if r.slot and not r.action and newest[(chat, r.slot)] != r.id:
+            for r in chat_rows:
+                if r.id in old:
                     dropped.append(r.id)
                     continue
                 if len(items) >= limit:
                     break
-                buttons = r.buttons or []
-                digest = content_hash(r.text, buttons) if r.slot else None
-                item = Item(id=r.id, chat=chat, slot=r.slot, repost=r.repost, fresh=r.fresh,
-                            text=r.text,
-                            rows=buttons, message_id=r.message_id if r.slot else None,
-                            unchanged=bool(r.slot and r.message_id is not None
-                                           and r.text_hash == digest),
-                            text_hash=digest, action=r.action)
-                if plan(item) != "keep":
-                    wait = chat_wait(sends, now, self.limits, self.is_group(chat))
+                item = to_item(r)
+                if item.plan != "keep":
+                    wait = self.limits.chat_wait(chat, sends, now)
                     if wait > 0:
                         waits.append(wait)
                         break
@@ -375,8 +326,7 @@ class ClaimingOutbox:
         for item, error in failed:
             tries = attempts.get(item.id, 0) + 1
             retry = isinstance(error, Retry) and tries < MAX_ATTEMPTS
-            after = max(error.after, min(30.0, float(tries))) if isinstance(error, Retry) \
-                else 0.0
+            after = backoff(tries, error.after) if isinstance(error, Retry) else 0.0
             out.append({"b_row_id": item.id, "b_attempts": tries, "b_error": str(error)[:500],
                         "b_status": "pending" if retry else
                         "dropped" if isinstance(error, CannotPin) else "failed",
@@ -387,7 +337,7 @@ class ClaimingOutbox:
                outcomes: list[tuple[Item, str | None, Exception | None]],
                calls: dict[str, list[float]] | None = None) -> None:
         """Record a pass's outcomes and give its leases back, in one transaction. ``calls``:
-        when (epoch seconds) each chat's Bot API calls of the pass went out; they replace the
+        when (epoch seconds) each chat's platform calls of the pass went out; they replace the
         places the claim held in the limits. (Without it, the claim's times stay.)"""
         now_dt = self.store.clock()
         with self.store.write_lock, self.engine.begin() as conn:
@@ -401,11 +351,7 @@ class ClaimingOutbox:
                     sent.append({"b_row_id": item.id, "b_sent_at": now_dt,
                                  "b_message_id": message_id})
                     if item.slot and message_id is not None and not item.action:
-                        slots.append({
-                            "platform": self.platform, "chat": item.chat, "slot": item.slot,
-                            "message_id": message_id,
-                            "text_hash": item.text_hash or content_hash(item.text, item.rows),
-                            "updated_at": now_dt})
+                        slots.append(slot_row(self.platform, item, message_id, now_dt))
                 else:
                     failed.append((item, error))
             if sent:

@@ -1,0 +1,100 @@
+"""What an outbox row is to a transport: the ``Item``, its ``plan``, the transports' shape and
+the exceptions a transport raises to say how a delivery went.
+
+A row with an ``action`` shows no view but acts on its slot's message: ``delete`` it, ``pin`` it
+or ``unpin`` it. A transport without ``pin``/``unpin`` (Matrix's rooms may refuse, the console
+has none) refuses pinning with ``CannotPin``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Protocol
+
+ACTIONS = ("delete", "pin", "unpin")
+Rows = list[list[list[str]]]  # button rows: [[label, data], ...] per row
+
+
+class MessageGone(Exception):
+    """The message to edit no longer exists: post the view anew."""
+
+
+class Permanent(Exception):
+    """Delivery can never succeed (e.g. the user blocked the bot): give the row up."""
+
+
+class CannotPin(Permanent):
+    """The bot may not pin messages in this chat (or the platform has no pins)."""
+
+
+class Retry(Exception):
+    """Try again later (rate limit, network, server error)."""
+
+    def __init__(self, after: float = 1.0, reason: str = "") -> None:
+        super().__init__(reason or f"retry after {after}s")
+        self.after = after
+
+
+def content_hash(text: str, rows: list) -> str:
+    """The digest of a view (text and buttons) kept with its slot: an unchanged view is kept."""
+    return hashlib.sha256((text + repr(rows)).encode()).hexdigest()[:32]
+
+
+def plan(item: Item) -> str:
+    """What delivering an item takes: ``keep`` (nothing), ``send``, ``edit`` or ``repost``;
+    or its action (``delete``, ``pin``, ``unpin``; ``keep`` when the slot shows nothing)."""
+    if item.action:
+        return item.action if item.message_id is not None else "keep"
+    if item.slot is None or item.message_id is None:
+        return "send"
+    if item.fresh:
+        return "repost"
+    if item.unchanged:
+        return "keep"
+    return "repost" if item.repost else "edit"
+
+
+@dataclass
+class Item:
+    """One outbox row as the transport sees it. Its ``plan`` is worked out once, when it is
+    made (``dataclasses.replace`` makes it anew); ``shows`` points it at another message."""
+
+    id: int
+    chat: str
+    slot: str | None
+    repost: bool
+    text: str
+    rows: Rows
+    message_id: str | None  # the slot's current message, if any
+    unchanged: bool
+    text_hash: str | None = None  # of text and rows, for slot items (computed once)
+    fresh: bool = False  # post anew at the bottom even if unchanged (a command's answer)
+    action: str | None = None  # delete | pin | unpin the slot's message (no view)
+    reply_to: str | None = None  # the message it answers ("<id>" or "<thread root> <id>")
+    plan: str = field(init=False, default="")  # see ``plan``
+
+    def __post_init__(self) -> None:
+        self.plan = plan(self)
+
+    def shows(self, message_id: str | None) -> None:
+        """The slot shows another message by now (an action row acts on that one)."""
+        if message_id != self.message_id:
+            self.message_id = message_id
+            self.plan = plan(self)
+
+
+class Transport(Protocol):
+    """A blocking platform adapter (the console, the benches)."""
+
+    def send(self, chat: str, text: str, rows: Rows) -> str: ...
+    def edit(self, chat: str, message_id: str, text: str, rows: Rows) -> None: ...
+    def delete(self, chat: str, message_id: str) -> None: ...
+
+
+class AsyncTransport(Protocol):
+    """An asyncio platform adapter (Telegram, Matrix); ``pin``/``unpin`` if it has pins."""
+
+    async def send(self, chat: str, text: str, rows: Rows) -> str: ...
+    async def edit(self, chat: str, message_id: str, text: str, rows: Rows) -> None: ...
+    async def delete(self, chat: str, message_id: str) -> None: ...
