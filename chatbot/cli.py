@@ -12,9 +12,9 @@ from engine.bots import LEVELS
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from . import config
     from .console.app import ConsoleGame
-    from .wiring import build_service
+    from .runtime import config
+    from .runtime.wiring import build_service
 
     cfg = config.load()
     lang = args.lang or cfg.default_language
@@ -27,8 +27,8 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def _logging(cfg, *secrets: str | None) -> None:  # type: ignore[no-untyped-def]
-    """Log at ``LOG_LEVEL``; no secret ever reaches the log (``chatbot.redact``)."""
-    from .redact import install
+    """Log at ``LOG_LEVEL``; no secret ever reaches the log (``chatbot.runtime.redact``)."""
+    from .runtime.redact import install
 
     logging.basicConfig(level=cfg.log_level,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -36,8 +36,8 @@ def _logging(cfg, *secrets: str | None) -> None:  # type: ignore[no-untyped-def]
 
 
 def cmd_telegram(args: argparse.Namespace) -> int:
-    from . import config
-    from .telegram.app import run
+    from .runtime import config
+    from .telegram.runner import run
 
     cfg = config.load()
     _logging(cfg, cfg.telegram_token, cfg.telegram_webhook_secret)
@@ -47,8 +47,8 @@ def cmd_telegram(args: argparse.Namespace) -> int:
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
-    from . import config
-    from .matrix.app import run
+    from .matrix.runner import run
+    from .runtime import config
 
     cfg = config.load()
     _logging(cfg, cfg.matrix_password, cfg.matrix_access_token)
@@ -70,7 +70,7 @@ def cmd_diagram(args: argparse.Namespace) -> int:
 def cmd_migrate(args: argparse.Namespace) -> int:
     from storage.db import make_engine, migrate
 
-    from . import config
+    from .runtime import config
 
     migrate(make_engine(config.load().database_url))
     print("database is at the newest schema")

@@ -25,9 +25,9 @@ from .items import (
     Transport,
     plan,
 )
+from .plain import OutboxStore
 from .rows import MAX_ATTEMPTS, PER_CHAT
 from .send import SlotMessages, deliver, deliver_async, record
-from .store import OutboxStore
 from .worker import Worker
 
 __all__ = [

@@ -35,6 +35,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from storage.models import OutboxLease, SendWindow
 
 from .items import CannotPin, Item, Retry
+from .plain import OutboxStore
 from .rows import (
     DROP_ROWS,
     MAX_ATTEMPTS,
@@ -49,7 +50,6 @@ from .rows import (
     superseded,
     to_item,
 )
-from .store import OutboxStore
 
 
 class SendLimits(Protocol):

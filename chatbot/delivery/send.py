@@ -19,7 +19,7 @@ from .items import (
     Retry,
     Transport,
 )
-from .store import OutboxStore
+from .plain import OutboxStore
 
 log = logging.getLogger(__name__)
 DELETE_ATTEMPTS = 3  # retries of deleting a reposted view's old copy

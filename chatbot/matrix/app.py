@@ -23,12 +23,10 @@ import contextlib
 import logging
 import os
 import re
-import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
 from nio import (
     AsyncClient,
@@ -43,18 +41,18 @@ from nio import (
 from nio.crypto import ENCRYPTION_ENABLED
 from sqlalchemy.exc import OperationalError
 
-from ..config import Config
 from ..delivery import OutboxStore
-from ..heap import freeze_startup_heap
 from ..i18n import tr
+from ..runtime.config import Config
+from ..runtime.heap import freeze_startup_heap
 from ..service import Change, Service
-from .deadlines import Deadlines
 from .inputs import InputsMixin
 from .login import LoginMixin, private_store  # noqa: F401  (private_store: kept importable here)
 from .profile import ProfileMixin
+from .records import PLATFORM, MatrixStore
 from .rooms import RoomsMixin
 from .sender import _NETWORK, MatrixSender, MatrixTransport
-from .store import PLATFORM, MatrixStore
+from .timers import Deadlines
 
 log = logging.getLogger(__name__)
 SWEEP_SECONDS = 2.0
@@ -378,30 +376,3 @@ class MatrixBot(LoginMixin, InputsMixin, RoomsMixin, ProfileMixin):
                 await self._say(chat_ref, tr(await self._lang(item.room_id),
                                              "mx.undecryptable"))
         self.undecrypted = keep
-
-def run(cfg: Config) -> int:
-    """``stammtisch matrix``: sync until SIGTERM/SIGINT."""
-    from ..wiring import build_service
-
-    if cfg.matrix_homeserver and not urlparse(cfg.matrix_homeserver).scheme:
-        raise SystemExit("MATRIX_HOMESERVER must be a URL, e.g. https://matrix.example.org")
-    service = build_service(cfg)
-
-    async def main() -> None:
-        from .leader import run_as_leader
-
-        bot = MatrixBot(cfg, service)
-        stopping = asyncio.Event()
-
-        def stop() -> None:
-            stopping.set()
-            bot.stop()
-
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            with contextlib.suppress(NotImplementedError):
-                loop.add_signal_handler(sig, stop)
-        await run_as_leader(bot, cfg, stopping)
-
-    asyncio.run(main())
-    return 0

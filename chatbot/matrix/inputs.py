@@ -18,6 +18,7 @@ from storage.models import ProcessedUpdate
 
 from ..i18n import tr
 from ..service import ChatRef, Outcome, UserRef
+from .records import PLATFORM
 from .render import (
     Intent,
     card_of_label,
@@ -31,7 +32,6 @@ from .render import (
     reaction_for,
 )
 from .rooms import localpart
-from .store import PLATFORM
 
 # the input being handled (room, "<id>" or "<thread root> <id>"): answers in that room reply
 _ANSWERING: contextvars.ContextVar[tuple[str, str] | None] = contextvars.ContextVar(

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from nio import AsyncClient, AsyncClientConfig, LoginResponse, WhoamiResponse
 
-from ..redact import add_secret
+from ..runtime.redact import add_secret
 from .rooms import localpart
 
 log = logging.getLogger(__name__)

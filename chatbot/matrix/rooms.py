@@ -21,8 +21,8 @@ from nio import (
 
 from ..i18n import DEFAULT_LANGUAGE, pick_language, tr
 from ..service import ChatRef, UserRef
+from .records import PLATFORM
 from .sender import _NETWORK
-from .store import PLATFORM
 
 log = logging.getLogger(__name__)
 

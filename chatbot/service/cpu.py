@@ -13,7 +13,7 @@ import fsm
 from engine.bots import EXPERTE, get_bot
 from storage.models import GameTable, Seat
 
-from .. import metrics
+from ..runtime import metrics
 from .api import Settings
 
 _SLOW_LEVELS: dict[tuple[str, str], bool] = {}

@@ -13,7 +13,7 @@ from sqlmodel import col, select
 
 from storage.models import GameTable
 
-from .. import metrics
+from ..runtime import metrics
 from . import clock, cpu, outgoing, play, seating, store
 from .api import Refusal, Settings
 from .transaction import Ctx, Transactions

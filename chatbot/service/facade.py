@@ -23,8 +23,9 @@ from storage import retention
 from storage.db import utcnow
 from storage.models import Chat, GameTable, Move, Player
 
-from .. import buttons, metrics
+from .. import buttons
 from ..i18n import DEFAULT_LANGUAGE, pick_language, tr
+from ..runtime import metrics
 from . import commands, cpu, outgoing, play, ratings, router, store
 from .api import Change, ChatRef, Outcome, Refusal, Settings, UserRef
 from .deadlines import Deadlines

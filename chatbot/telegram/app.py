@@ -27,7 +27,6 @@ from telegram import BotCommand, Update
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.ext import (
     Application,
-    ApplicationBuilder,
     CallbackQueryHandler,
     CommandHandler,
     ContextTypes,
@@ -38,16 +37,14 @@ from telegram.ext import (
 from storage.keyvalue import get_value, put_value
 
 from .. import buttons
-from ..config import Config
 from ..delivery import OutboxStore
-from ..heap import freeze_startup_heap
 from ..i18n import LANGUAGES, N_, pick_language, register, tr
+from ..runtime.heap import freeze_startup_heap
 from ..service import Change, ChatRef, Outcome, Service, UserRef
 from ..webapp.links import direct_link
 from .limits import Limits
-from .polling import ConfirmingBot, ConfirmingUpdateProcessor
+from .polling import ConfirmingBot
 from .presses import PressBatch
-from .request import http_client, make_requests
 from .sender import OutboxSender, TelegramTransport
 
 log = logging.getLogger(__name__)
@@ -57,8 +54,6 @@ MANAGE_CODES = ("start", "stop", "kick", "fill", "clock", "cur", "opt", "lvl", "
 ANSWER_WINDOW = 10.0  # seconds Telegram takes an answer to a button press (not documented)
 NEWEST_KEY = "telegram:newest_update"  # key_value: the newest update id fetched, and when
 SWEEP_SECONDS = 2.0
-POOL_SIZE = 256  # concurrent Bot API calls (answers and outbox deliveries), as PTB's default
-MAX_UPDATES = 256  # updates handled at once (PTB's concurrent updates)
 T = TypeVar("T")
 
 register({
@@ -71,14 +66,6 @@ register({
     "command.stats": N_("Your stats"),
     "command.top": N_("The group's leaderboard"),
 })
-
-
-def api_base(url: str | None) -> str | None:
-    """``TELEGRAM_BASE_URL`` as python-telegram-bot wants it (ending in ``/bot``)."""
-    if not url:
-        return None
-    url = url.rstrip("/")
-    return url if url.endswith("/bot") else url + "/bot"
 
 
 class TelegramBot:
@@ -386,57 +373,3 @@ def refs(chat_id: int, chat_type: str | None, title: str | None, user_id: int,
     name = " ".join(p for p in (first_name, last_name) if p) or str(user_id)
     return (ChatRef(PLATFORM, str(chat_id), kind, title),
             UserRef(str(user_id), name[:64], username, language, is_admin))
-
-
-def build(cfg: Config, service: Service, limits: Limits | None = None) -> TelegramBot:
-    """The application with its handlers, ready to run."""
-    if not cfg.telegram_token:
-        raise SystemExit("TELEGRAM_TOKEN is not set")
-    client = http_client()
-    request, polling = make_requests(client, POOL_SIZE)
-    base = api_base(cfg.telegram_base_url)
-    urls = {"base_url": base, "base_file_url": base.rsplit("/bot", 1)[0] + "/file/bot"} \
-        if base else {}
-    bot = ConfirmingBot(cfg.telegram_token, request=request, get_updates_request=polling, **urls)
-    builder: Any = ApplicationBuilder().bot(bot).concurrent_updates(
-        ConfirmingUpdateProcessor(bot, MAX_UPDATES))
-    holder: dict[str, TelegramBot] = {}
-
-    async def post_init(app: Application) -> None:
-        await holder["bot"].post_init(app)
-
-    async def post_stop(app: Application) -> None:
-        await holder["bot"].post_stop(app)
-
-    app = builder.post_init(post_init).post_stop(post_stop).build()
-    holder["bot"] = TelegramBot(service, app, limits, client)
-    holder["bot"].short_name = cfg.webapp_short_name
-    return holder["bot"]
-
-
-def limits_from_env() -> Limits:
-    import os
-
-    return Limits(
-        per_chat_interval=float(os.environ.get("TELEGRAM_CHAT_INTERVAL", 1.0)),
-        group_per_minute=int(os.environ.get("TELEGRAM_GROUP_PER_MINUTE", 20)),
-        global_per_second=int(os.environ.get("TELEGRAM_GLOBAL_PER_SECOND", 30)),
-    )
-
-
-def run(cfg: Config) -> int:
-    """``stammtisch telegram``: long polling, or a webhook when TELEGRAM_WEBHOOK_URL is set."""
-    from ..wiring import build_service
-
-    service = build_service(cfg, background_checkpoints=True)
-    bot = build(cfg, service, limits_from_env())
-    allowed = ["message", "callback_query"]
-    if cfg.telegram_webhook_url:  # Telegram's POST is answered once the update is handled
-        from .webhook import serve
-
-        asyncio.run(serve(bot, cfg, allowed))
-    else:  # one process polls (the leader); every process delivers and fires deadlines
-        from .polling import serve_polling
-
-        asyncio.run(serve_polling(bot, allowed))
-    return 0

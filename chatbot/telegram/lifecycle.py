@@ -20,7 +20,8 @@ from aiohttp import web
 
 from storage.leader import LeaderLock
 
-from ..health import Health, bound_port, health_settings_from_env, start_health_server
+from ..runtime.health import Health, bound_port, health_settings_from_env, start_health_server
+from ..webapp.server import mounted, settings_from_env
 
 if TYPE_CHECKING:
     from .app import TelegramBot
@@ -35,8 +36,6 @@ def bot_lock(bot: TelegramBot, role: str) -> LeaderLock:
 
 async def _start_webapp(bot: TelegramBot) -> web.AppRunner | None:
     """The Mini App's API on a port of its own, when ``WEBAPP_PORT`` is set."""
-    from ..webapp.server import mounted, settings_from_env
-
     settings = settings_from_env()
     if settings is None or not bot.app.bot.token:
         return None

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from telegram import Update
 from telegram.ext import ExtBot, SimpleUpdateProcessor
 
-from ..leadership import Election
+from ..runtime.leadership import Election
 from .lifecycle import bot_lock, running
 
 if TYPE_CHECKING:

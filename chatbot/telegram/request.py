@@ -41,7 +41,7 @@ import aiohttp
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
 
-from .. import metrics
+from ..runtime import metrics
 
 log = logging.getLogger(__name__)
 CLIENTS = ("aiohttp", "httpx")  # TELEGRAM_HTTP_CLIENT; the first is the default

@@ -25,7 +25,7 @@ from telegram import (
 )
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 
-from .. import buttons, metrics
+from .. import buttons
 from ..delivery import (
     CHATS_PER_PASS,
     CannotPin,
@@ -40,6 +40,7 @@ from ..delivery import (
     Worker,
     deliver_async,
 )
+from ..runtime import metrics
 from .limits import Limits
 
 __all__ = ["OutboxSender", "TelegramTransport", "keyboard", "mentions"]

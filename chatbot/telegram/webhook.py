@@ -22,12 +22,13 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
-from ..leadership import Election
-from ..redact import add_secret
+from ..runtime.leadership import Election
+from ..runtime.redact import add_secret
+from ..webapp.server import make_app as webapp
 from .lifecycle import bot_lock, running
 
 if TYPE_CHECKING:
-    from ..config import Config
+    from ..runtime.config import Config
     from .app import TelegramBot
 
 log = logging.getLogger(__name__)
@@ -85,8 +86,6 @@ def make_app(bot: TelegramBot, paths: list[str], secret: str) -> web.Application
     for path in paths:
         app.router.add_post(path, receive)
     if bot.app.bot.token:  # the Mini App's API on the same server (behind the same proxy)
-        from ..webapp.server import make_app as webapp
-
         app.add_subapp("/webapp", webapp(bot.service, bot.app.bot.token))
     return app
 

@@ -2,7 +2,7 @@
 
 import gc
 
-from chatbot.heap import freeze_startup_heap
+from chatbot.runtime.heap import freeze_startup_heap
 
 
 class _Marker:

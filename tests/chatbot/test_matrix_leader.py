@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 import pytest
 from sqlalchemy.engine import Engine
 
-from chatbot.config import load
-from chatbot.matrix.leader import run_as_leader
+from chatbot.matrix.standby import run_as_leader
+from chatbot.runtime.config import load
 from storage.db import make_engine
 from tests.conftest import engine_url
 

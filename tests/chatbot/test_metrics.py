@@ -1,5 +1,5 @@
-"""``/metrics`` and ``/healthz`` (``chatbot.health``) over real HTTP, on real databases: the
-counters of ``chatbot.metrics`` move with real service calls, Bot API calls and deadlines, and
+"""``/metrics`` and ``/healthz`` (``chatbot.runtime.health``) over real HTTP, on real databases: the
+counters of ``chatbot.runtime.metrics`` move with real service calls, Bot API calls and deadlines, and
 the health checks fail when the database, the poller or the event loop does.
 
 The metrics live on prometheus-client's default registry, shared by every test of the process:
@@ -27,8 +27,8 @@ from prometheus_client import CONTENT_TYPE_LATEST
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy.engine import Engine
 
-from chatbot import metrics
-from chatbot.health import (
+from chatbot.runtime import metrics
+from chatbot.runtime.health import (
     Health,
     LagProbe,
     bound_port,

@@ -10,7 +10,7 @@ import logging
 
 import pytest
 
-from chatbot.redact import MASK, RedactSecrets
+from chatbot.runtime.redact import MASK, RedactSecrets
 
 TOKEN = "123456:AAH-secret-part-of-the-token"
 SECRET = "webhook-secret-0123456789"

@@ -26,7 +26,7 @@ from chatbot.matrix.render import (
     reaction_for,
     render,
 )
-from chatbot.matrix.store import MatrixStore
+from chatbot.matrix.records import MatrixStore
 from storage.models import GameTable, MessageSlot, Outbox, Seat
 
 NOW = datetime(2020, 1, 7, 12, 0, tzinfo=UTC)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from chatbot.config import load
 from chatbot.matrix.app import MatrixBot, private_store
+from chatbot.runtime.config import load
 from chatbot.service import Service
 from storage.db import make_engine, migrate
 

@@ -298,8 +298,8 @@ def test_sqlite_checkpoints_run_in_the_background(tmp_path) -> None:  # type: ig
 def test_the_telegram_service_leaves_checkpoints_to_the_thread(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """``stammtisch telegram`` opens its engine with background checkpoints from the first
     connection on (migrations included), and its writers still share one write lock."""
-    from chatbot.config import load
-    from chatbot.wiring import build_service
+    from chatbot.runtime.config import load
+    from chatbot.runtime.wiring import build_service
     from storage.db import stop_background_checkpoints, write_lock
 
     monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'bot.db'}")

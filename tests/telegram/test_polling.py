@@ -15,12 +15,13 @@ from typing import Any
 import pytest
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
-from chatbot import config
+from chatbot.runtime import config
+from chatbot.runtime.wiring import build_service
 from chatbot.telegram import polling
-from chatbot.telegram.app import TelegramBot, api_base, build
+from chatbot.telegram.app import TelegramBot
+from chatbot.telegram.runner import api_base, build
 from chatbot.telegram.polling import ConfirmingBot, ConfirmingUpdateProcessor
 from chatbot.telegram.request import AiohttpRequest
-from chatbot.wiring import build_service
 from tests.fakes.telegram_api import FakeBotApi
 
 from .harness import TOKEN

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from chatbot.redact import MASK
+from chatbot.runtime.redact import MASK
 
 from .harness import TOKEN, BotProcess, greet
 

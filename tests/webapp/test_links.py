@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from chatbot.config import load
+from chatbot.runtime.config import load
 from chatbot.webapp.links import direct_link, page_url
 
 

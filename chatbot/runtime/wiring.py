@@ -11,9 +11,9 @@ from typing import Any
 
 from storage.db import checkpoint_in_background, make_engine, migrate
 
+from ..service import Service, Settings
+from ..webapp.links import page_url
 from .config import Config
-from .service import Service, Settings
-from .webapp.links import page_url
 
 
 def build_service(cfg: Config, background_checkpoints: bool = False,

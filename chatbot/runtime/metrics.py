@@ -1,6 +1,6 @@
 """The process's Prometheus metrics (``prometheus-client``, on its default registry).
 
-Every metric is named ``stammtisch_…``; ``chatbot.health`` serves them on ``/metrics``. The
+Every metric is named ``stammtisch_…``; ``chatbot.runtime.health`` serves them on ``/metrics``. The
 helpers below keep each call site to one line; they only count and time, never raise on odd
 label values, and cost a few microseconds (a dictionary look-up and a lock), so they may sit
 on the hot path. ``observe_outbox`` runs one SQL query and is meant for a scrape, not for

@@ -4,7 +4,7 @@
 ``METRICS_HOST`` is the address it listens on, ``127.0.0.1`` unless set (``0.0.0.0`` to be
 scraped from other machines or containers). ``health_settings_from_env`` reads both.
 
-``GET /metrics``: the default registry of ``prometheus-client`` (``chatbot.metrics``), the
+``GET /metrics``: the default registry of ``prometheus-client`` (``chatbot.runtime.metrics``), the
 outbox gauges refreshed first (one query, on a worker thread).
 
 ``GET /healthz``: 200 with ``{"ok": true, "checks": {...}}``, or 503 naming the failing checks:
