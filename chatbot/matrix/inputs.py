@@ -158,7 +158,7 @@ class InputsMixin:
             if private:
                 await self._say(chat_ref, tr(lang, "mx.nothing"))
             return
-        info = await asyncio.to_thread(self.store.table_info, view.table_id) \
+        info = await asyncio.to_thread(self.service.table_info, view.table_id) \
             if view.table_id else None
         if not private and info is not None and info.fsm_state != "lobby" \
                 and info.on_turn != user.external_id:
@@ -210,7 +210,8 @@ class InputsMixin:
         room (a move typed in the group room)."""
         places = [room_id]
         if not private:
-            dm = await asyncio.to_thread(self.store.private_chat, user.external_id)
+            dm = await asyncio.to_thread(self.service.private_chat_of, PLATFORM,
+                                           user.external_id)
             if dm:
                 places.append(dm)
         for place in places:

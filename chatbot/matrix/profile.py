@@ -22,6 +22,8 @@ from nio import (
     UploadResponse,
 )
 
+from .records import PLATFORM
+
 log = logging.getLogger(__name__)
 AVATAR = "avatar.png"  # shipped with the package (chatbot/matrix/avatar.png)
 TYPING_MS = 5_000  # a typing notice ends by itself after this long (if its "stop" is lost)
@@ -135,7 +137,8 @@ class ProfileMixin:
         room shows the bot typing (one notice, sent while the move is decided, and its end)."""
         room_id = None
         with contextlib.suppress(Exception):
-            room_id = await asyncio.to_thread(self.store.cpu_room, table_id, version)
+            room_id = await asyncio.to_thread(self.service.cpu_chat, PLATFORM, table_id,
+                                              version)
         if room_id is None or self.client is None:
             yield
             return

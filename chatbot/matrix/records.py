@@ -3,7 +3,6 @@
 * ``key_value``: the sync token, the first start, rooms that were invited as direct chats.
 * ``outbox`` + ``message_slot``: what a number or a reaction in a room presses — the buttons of
   the newest view delivered to that room, or of the view a message shows.
-* ``chat``/``player``: a room's kind and language, a user's direct room.
 """
 
 from __future__ import annotations
@@ -18,8 +17,7 @@ from sqlalchemy import func
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from engine import GAMES
-from storage.models import Chat, GameTable, KeyValue, MessageSlot, Outbox, Player, Seat
+from storage.models import KeyValue, MessageSlot, Outbox
 
 from ..buttons import BadButton, decode
 
@@ -44,14 +42,6 @@ class LiveView:
     slot: str | None
     table_id: int | None
     buttons: list[tuple[str, str]]
-
-
-@dataclass(frozen=True)
-class TableInfo:
-    game: str
-    fsm_state: str
-    group: str | None  # the group room's name for a group table, else None
-    on_turn: str | None  # the Matrix id of the person on turn, if a person is
 
 
 class MatrixStore:
@@ -81,20 +71,6 @@ class MatrixStore:
                 session.delete(row)
 
     # ------------------------------------------------------------------ chats and players
-    def chat(self, room_id: str) -> tuple[str, str | None] | None:
-        """(kind, language) of a room the service knows."""
-        with Session(self.engine) as session:
-            chat = session.exec(select(Chat).where(Chat.platform == PLATFORM,
-                                                   Chat.external_id == room_id)).first()
-            return (chat.kind, chat.language) if chat else None
-
-    def private_chat(self, user_id: str) -> str | None:
-        """The direct room the service sends this user's private views to."""
-        with Session(self.engine) as session:
-            player = session.exec(select(Player).where(Player.platform == PLATFORM,
-                                                       Player.external_id == user_id)).first()
-            return player.private_chat_id if player else None
-
     def rooms_with_due_views(self) -> set[str]:
         """Rooms with outbox rows due now (after a restart: views that may be on screen
         already, sent just before the process ended, but not recorded as sent)."""
@@ -137,40 +113,6 @@ class MatrixStore:
                     MessageSlot.platform == PLATFORM, MessageSlot.chat_external_id == room_id,
                     MessageSlot.message_id == event_id)).first() is not None
 
-    def table_info(self, table_id: int) -> TableInfo | None:
-        """A table's game and state, its group's name, and who is on turn."""
-        with Session(self.engine) as session:
-            table = session.get(GameTable, table_id)
-            if table is None:
-                return None
-            chat = session.get(Chat, table.chat_id)
-            on_turn = None
-            game = GAMES.get(table.game)
-            if game is not None and table.state_json:
-                seat_no = game.to_act(game.from_json(table.state_json))
-                if seat_no is not None:
-                    seat = session.exec(select(Seat).where(Seat.table_id == table_id,
-                                                           Seat.seat_no == seat_no)).first()
-                    person = session.get(Player, seat.player_id) \
-                        if seat is not None and seat.player_id and not seat.is_cpu else None
-                    on_turn = person.external_id if person is not None else None
-            group = (chat.title or "") if chat is not None and chat.kind == "group" else None
-            return TableInfo(table.game, table.fsm_state, group, on_turn)
-
-    def running_group_table(self, user_id: str) -> tuple[int, str] | None:
-        """A group game the person is seated at and that is not over: (table id, room)."""
-        with Session(self.engine) as session:
-            row = session.exec(
-                select(GameTable.id, Chat.external_id)
-                .join(Seat, col(Seat.table_id) == GameTable.id)
-                .join(Player, col(Player.id) == Seat.player_id)
-                .join(Chat, col(Chat.id) == GameTable.chat_id)
-                .where(Player.platform == PLATFORM, Player.external_id == user_id,
-                       col(GameTable.is_private).is_(False), Chat.kind == "group",
-                       col(GameTable.fsm_state).not_in(("lobby", "finished", "abandoned")))
-                .order_by(col(GameTable.id).desc())).first()
-            return (int(row[0]), str(row[1])) if row else None
-
     def message_buttons(self, room_id: str, event_id: str) -> list[tuple[str, str]] | None:
         """The buttons a message currently shows (via its slot), ``None`` if it shows none."""
         with Session(self.engine) as session:
@@ -184,16 +126,6 @@ class MatrixStore:
                 Outbox.slot == slot.slot, Outbox.status == "sent")
                 .order_by(col(Outbox.id).desc()).limit(1)).first()
             return _flat(row.buttons) if row else None
-
-    def cpu_room(self, table_id: int, version: int) -> str | None:
-        """The Matrix room of a table whose due deadline (at this version) is a CPU move or a
-        move played for a person who ran out of time; ``None`` for any other deadline."""
-        with Session(self.engine) as session:
-            return session.exec(select(Chat.external_id).join(
-                GameTable, col(GameTable.chat_id) == col(Chat.id)).where(
-                GameTable.id == table_id, GameTable.version == version,
-                col(GameTable.deadline_kind).in_(("cpu", "timeout")),
-                Chat.platform == PLATFORM)).first()
 
 
 def _live_views(session: Session, room_id: str) -> list[LiveView]:

@@ -63,7 +63,7 @@ class RoomsMixin:
     async def _greet(self, room_id: str) -> None:
         """After joining a room: say hello there (a direct room becomes the inviter's private
         chat). Rooms the bot opened itself are known already and get no second greeting."""
-        if await asyncio.to_thread(self.store.chat, room_id) is not None:
+        if await asyncio.to_thread(self.service.chat_info, PLATFORM, room_id) is not None:
             return
         inviter = await asyncio.to_thread(self.store.get, "inviter", room_id)
         room = self.client.rooms.get(room_id) if self.client else None
@@ -79,7 +79,7 @@ class RoomsMixin:
     async def _on_member(self, room_id: str, event: RoomMemberEvent) -> None:
         if event.state_key == self.user_id:
             return
-        known = await asyncio.to_thread(self.store.chat, room_id)
+        known = await asyncio.to_thread(self.service.chat_info, PLATFORM, room_id)
         if known is None or known[0] != "private":
             return
         if event.membership in ("leave", "ban"):
@@ -89,7 +89,8 @@ class RoomsMixin:
                 await self.client.room_leave(room_id)  # type: ignore[union-attr]
             # seated at a running group game: a new direct room at once, saying which table
             # it is for (the hand must be shown there on the person's turn)
-            seated = await asyncio.to_thread(self.store.running_group_table, event.state_key)
+            seated = await asyncio.to_thread(self.service.running_group_table, PLATFORM,
+                                              event.state_key)
             if seated is not None:
                 table_id, group_room = seated
                 group, user = await self._refs(group_room, event.state_key)
@@ -114,7 +115,8 @@ class RoomsMixin:
                          table_id: int | None) -> str | None:
         """The player's direct room; the bot opens one (and invites them) if there is none,
         and shows the table's private view there."""
-        dm = await asyncio.to_thread(self.store.private_chat, user.external_id)
+        dm = await asyncio.to_thread(self.service.private_chat_of, PLATFORM,
+                                           user.external_id)
         if dm is not None or self.client is None:
             return dm
         initial = []
@@ -177,13 +179,13 @@ class RoomsMixin:
 
     # ------------------------------------------------------------------ rooms and people
     async def _lang(self, room_id: str) -> str:
-        known = await asyncio.to_thread(self.store.chat, room_id)
+        known = await asyncio.to_thread(self.service.chat_info, PLATFORM, room_id)
         return pick_language(known[1] if known else None, None,
                              self.service.settings.default_language or DEFAULT_LANGUAGE)
 
     async def _refs(self, room_id: str, user_id: str) -> tuple[ChatRef, UserRef]:
         room = self.client.rooms.get(room_id) if self.client else None
-        known = await asyncio.to_thread(self.store.chat, room_id)
+        known = await asyncio.to_thread(self.service.chat_info, PLATFORM, room_id)
         if known is not None:
             kind = known[0]
             if kind == "private" and self._members(room_id) > 2:

@@ -30,7 +30,7 @@ from . import commands, cpu, outgoing, play, ratings, router, store
 from .api import Change, ChatRef, Outcome, Refusal, Settings, UserRef
 from .deadlines import Deadlines
 from .flood import Flood, Verdict
-from .queries import Queries, TableSight
+from .queries import Queries, TableInfo, TableSight
 from .transaction import Ctx, Transactions
 
 log = logging.getLogger(__name__)
@@ -286,6 +286,26 @@ class Service:
 
     def table(self, table_id: int) -> GameTable | None:
         return self.queries.table(table_id)
+
+    def chat_info(self, platform: str, external_id: str) -> tuple[str, str | None] | None:
+        """(kind, language) of a chat the service knows, ``None`` for one it does not."""
+        return self.queries.chat(platform, external_id)
+
+    def private_chat_of(self, platform: str, user_id: str) -> str | None:
+        """The private chat a person's private views go to."""
+        return self.queries.private_chat(platform, user_id)
+
+    def table_info(self, table_id: int) -> TableInfo | None:
+        """A table's game and state, its group's name, and who is on turn."""
+        return self.queries.info(table_id)
+
+    def running_group_table(self, platform: str, user_id: str) -> tuple[int, str] | None:
+        """A group game the person sits at that is not over: (table id, chat)."""
+        return self.queries.running_group_table(platform, user_id)
+
+    def cpu_chat(self, platform: str, table_id: int, version: int) -> str | None:
+        """The chat of a table whose due deadline at ``version`` is a CPU move."""
+        return self.queries.cpu_chat(platform, table_id, version)
 
     def table_sight(self, platform: str, user_id: str, user_lang: str | None,
                     table_id: int | None = None) -> TableSight | None:

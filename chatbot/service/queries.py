@@ -1,6 +1,8 @@
 """Reading tables outside an input: unfinished tables of a chat, a table, its move log, a
-replay of the log (for audits, the console and tests), and a table as one person sees it
-(the Mini App's read)."""
+replay of the log (for audits, the console and tests), a table as one person sees it (the
+Mini App's read), and what an adapter asks of chats, people and tables (a chat's kind and
+language, a person's private chat, who is on turn, a person's running group table, the chat of
+a due CPU move)."""
 
 from __future__ import annotations
 
@@ -18,6 +20,16 @@ from . import store
 from .transaction import Transactions
 
 _ENDED = (fsm.FINISHED, fsm.ABANDONED)
+
+
+@dataclass(frozen=True)
+class TableInfo:
+    """A table's game and state, its group's name, and who is on turn."""
+
+    game: str
+    fsm_state: str
+    group: str | None  # the group chat's name for a group table, else None
+    on_turn: str | None  # the platform's id of the person on turn, if a person is
 
 
 @dataclass
@@ -110,6 +122,62 @@ class Queries:
     def table(self, table_id: int) -> GameTable | None:
         with self.tx.read() as session:
             return session.get(GameTable, table_id)
+
+    def chat(self, platform: str, external_id: str) -> tuple[str, str | None] | None:
+        """(kind, language) of a chat the service knows."""
+        with self.tx.read() as session:
+            row = session.exec(select(Chat.kind, Chat.language).where(
+                Chat.platform == platform, Chat.external_id == external_id)).first()
+            return (row[0], row[1]) if row else None
+
+    def private_chat(self, platform: str, user_id: str) -> str | None:
+        """The private chat the service sends a person's private views to."""
+        with self.tx.read() as session:
+            return session.exec(select(Player.private_chat_id).where(
+                Player.platform == platform, Player.external_id == user_id)).first()
+
+    def info(self, table_id: int) -> TableInfo | None:
+        """A table's game and state, its group's name, and who is on turn."""
+        with self.tx.read() as session:
+            table = session.get(GameTable, table_id)
+            if table is None:
+                return None
+            chat = store.get_chat(session, table.chat_id)
+            on_turn = None
+            game = GAMES.get(table.game)
+            if game is not None and table.state_json:
+                seat_no = game.to_act(game.from_json(table.state_json))
+                seat = next((s for s in store.seats(session, table) if s.seat_no == seat_no),
+                            None) if seat_no is not None else None
+                person = store.get_player(session, seat.player_id) \
+                    if seat is not None and not seat.is_cpu else None
+                on_turn = person.external_id if person is not None else None
+            group = (chat.title or "") if chat is not None and chat.kind == "group" else None
+            return TableInfo(table.game, table.fsm_state, group, on_turn)
+
+    def running_group_table(self, platform: str, user_id: str) -> tuple[int, str] | None:
+        """A group game the person is seated at and that is not over: (table id, chat)."""
+        with self.tx.read() as session:
+            row = session.exec(
+                select(GameTable.id, Chat.external_id)
+                .join(Seat, col(Seat.table_id) == GameTable.id)
+                .join(Player, col(Player.id) == Seat.player_id)
+                .join(Chat, col(Chat.id) == GameTable.chat_id)
+                .where(Player.platform == platform, Player.external_id == user_id,
+                       col(GameTable.is_private).is_(False), Chat.kind == "group",
+                       col(GameTable.fsm_state).in_(fsm.PLAYING))
+                .order_by(col(GameTable.id).desc())).first()
+            return (int(row[0]), str(row[1])) if row else None
+
+    def cpu_chat(self, platform: str, table_id: int, version: int) -> str | None:
+        """The chat of a table whose due deadline (at this version) is a CPU move or a move
+        played for a person who ran out of time; ``None`` for any other deadline."""
+        with self.tx.read() as session:
+            return session.exec(select(Chat.external_id).join(
+                GameTable, col(GameTable.chat_id) == col(Chat.id)).where(
+                GameTable.id == table_id, GameTable.version == version,
+                col(GameTable.deadline_kind).in_(("cpu", "timeout")),
+                Chat.platform == platform)).first()
 
     def moves(self, table_id: int) -> list[Move]:
         with self.tx.read() as session:
