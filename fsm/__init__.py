@@ -19,6 +19,7 @@ from .table import (
     TableModel,
     TransitionRefused,
     cpu_action,
+    cpu_action_from_json,
     diagram_markdown,
     fire,
     mermaid,
@@ -29,6 +30,6 @@ from .table import (
 __all__ = [
     "ABANDONED", "CLOSED", "DEALING", "EXCHANGE", "FINAL_ROUND", "FINISHED", "LOBBY", "MACHINE", "OPEN",
     "PAYOUT", "PLAYING", "SHOWDOWN", "STATES", "TRANSITIONS", "TURN", "TableModel",
-    "TransitionRefused", "cpu_action", "diagram_markdown", "fire", "mermaid", "settle",
+    "TransitionRefused", "cpu_action", "cpu_action_from_json", "diagram_markdown", "fire", "mermaid", "settle",
     "standin_action",
 ]

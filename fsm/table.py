@@ -194,11 +194,25 @@ def cpu_action(model: TableModel, level: str, rng: random.Random, budget: float 
 
     ``budget`` (seconds per decision) and ``load`` (a factor ≥ 1 that shrinks the budget) reach
     the levels that think against a clock (Experte); the others ignore them."""
-    seat = model.game.to_act(model.engine_state)
+    return _choose(model.game_id, model.engine_state, level, rng, budget, load)
+
+
+def cpu_action_from_json(game_id: str, state_json: str, level: str, rng_seed: str,
+                         budget: float | None = None, load: float | None = None) -> str:
+    """``cpu_action`` from plain values — the engine state in its JSON form, the random
+    generator's seed — for a worker process that shares nothing with the caller."""
+    state = GAMES[game_id].from_json(state_json)
+    return _choose(game_id, state, level, random.Random(rng_seed), budget, load)
+
+
+def _choose(game_id: str, state: Any, level: str, rng: random.Random, budget: float | None,
+            load: float | Callable[[], float] | None) -> str:
+    game = GAMES[game_id]
+    seat = game.to_act(state)
     if seat is None:
         raise TransitionRefused("nobody is on turn")
-    obs = model.game.observation(model.engine_state, seat)
-    bot = get_bot(model.game_id, level)
+    obs = game.observation(state, seat)
+    bot = get_bot(game_id, level)
     if budget is not None and hasattr(bot, "budget"):
         bot.budget = budget  # type: ignore[attr-defined]
     if load is not None and hasattr(bot, "load"):

@@ -27,6 +27,7 @@ class Config:
     log_level: str
     rematch_timeout: float = 60.0  # groups: seconds to confirm "play again" (REMATCH_TIMEOUT)
     experte_budget: float | None = None  # Experte seconds per decision (EXPERTE_BUDGET)
+    cpu_workers: int | None = None  # processes the Experte thinks in (CPU_WORKERS; 0: threads)
     input_rate: str | None = "30/10seconds"  # per person (INPUT_RATE; "off": no flood control)
     retention: Retention = field(default_factory=Retention)  # RETAIN_* (storage.retention)
     webapp_url: str | None = None  # the Mini App's public HTTPS page (WEBAPP_URL)
@@ -68,6 +69,7 @@ def load(env_file: str | None = ".env") -> Config:
         log_level=(env("LOG_LEVEL") or "INFO").upper(),
         rematch_timeout=float(env("REMATCH_TIMEOUT") or 60.0),
         experte_budget=_seconds(env("EXPERTE_BUDGET")),
+        cpu_workers=_workers(env("CPU_WORKERS")),
         input_rate=_rate(env("INPUT_RATE")),
         retention=Retention(
             updates=timedelta(days=float(env("RETAIN_UPDATES_DAYS") or 3)),
@@ -90,6 +92,15 @@ def load(env_file: str | None = ".env") -> Config:
         matrix_send_interval=float(env("MATRIX_SEND_INTERVAL") or 0.0),
         matrix_sync_limit=int(env("MATRIX_SYNC_LIMIT") or 100),
     )
+
+
+def _workers(value: str | None) -> int | None:
+    """``CPU_WORKERS``: a count of processes (0: think on threads); unset: one per core."""
+    if value is None or not value.strip():
+        return None
+    if not (value.strip().isascii() and value.strip().isdigit()):
+        raise ValueError(f"CPU_WORKERS={value!r} is not a number of processes")
+    return int(value.strip())
 
 
 def _flag(value: str | None, default: bool) -> bool:

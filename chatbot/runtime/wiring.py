@@ -28,7 +28,8 @@ def build_service(cfg: Config, background_checkpoints: bool = False,
                         next_round_delay=cfg.next_round_delay,
                         rematch_timeout=cfg.rematch_timeout,
                         default_language=cfg.default_language,
-                        experte_budget=cfg.experte_budget, input_rate=cfg.input_rate,
+                        experte_budget=cfg.experte_budget, cpu_workers=cfg.cpu_workers,
+                        input_rate=cfg.input_rate,
                         retention=cfg.retention, webapp_url=cfg.webapp_url,
                         webapp_page=partial(page_url, cfg.webapp_url) if cfg.webapp_url
                         else None)

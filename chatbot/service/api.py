@@ -58,6 +58,7 @@ class Settings:
     webapp_page: Callable[[int], str] | None = None  # a table's Mini App page: "🃏 Open table"
     webapp_link: Callable[[int], str] | None = None  # a direct Mini App link to a table (groups)
     experte_budget: float | None = None  # Experte seconds per decision (None: engine default)
+    cpu_workers: int | None = None  # processes the Experte thinks in (None: one per core; 0: threads)
     input_rate: str | None = None  # per person, e.g. "30/10seconds" (None: no flood control)
     retention: Retention = field(default_factory=Retention)  # how long old rows are kept
 

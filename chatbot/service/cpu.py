@@ -1,13 +1,23 @@
 """Deciding CPU moves: the move for a CPU seat (or for a person whose clock ran out or who
 is away), which levels think against a clock, and the load factor their thinking sees.
-Playing the move is ``play``'s."""
+Playing the move is ``play``'s.
+
+The levels that think against a clock (the Experte) think in a pool of worker processes
+(``concurrent.futures.ProcessPoolExecutor``, one worker per core, at a lower priority), the
+engine state passed in its JSON form: a thinking Experte never holds the interpreter lock the
+bot's event loop needs. ``Settings.cpu_workers = 0`` thinks on the calling thread instead.
+"""
 
 from __future__ import annotations
 
+import logging
+import multiprocessing
 import os
 import random
 import threading
 import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 import fsm
 from engine.bots import EXPERTE, get_bot
@@ -16,7 +26,11 @@ from storage.models import GameTable, Seat
 from ..runtime import metrics
 from .api import Settings
 
+log = logging.getLogger(__name__)
 _SLOW_LEVELS: dict[tuple[str, str], bool] = {}
+WORKER_NICENESS = 10  # the thinking processes yield the cores to the bot's own process
+_POOLS: dict[int, ProcessPoolExecutor] = {}  # one pool per size, shared by this process
+_POOLS_LOCK = threading.Lock()
 
 
 def system_load() -> float:
@@ -27,40 +41,83 @@ def system_load() -> float:
         return 1.0
 
 
+def _pool(workers: int) -> ProcessPoolExecutor:
+    """The process pool of ``workers`` thinking processes (started on first use; ``spawn``:
+    a worker inherits no thread, lock or connection of the bot)."""
+    with _POOLS_LOCK:
+        pool = _POOLS.get(workers)
+        if pool is None:
+            pool = _POOLS[workers] = ProcessPoolExecutor(
+                workers, mp_context=multiprocessing.get_context("spawn"),
+                initializer=os.nice, initargs=(WORKER_NICENESS,))
+        return pool
+
+
+def _drop_pool(workers: int, pool: ProcessPoolExecutor) -> None:
+    with _POOLS_LOCK:
+        if _POOLS.get(workers) is pool:
+            del _POOLS[workers]
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
 class Decisions:
-    """Decides CPU moves; counts the decisions under way in this process (they share one
-    interpreter), which is the Experte's load factor."""
+    """Decides CPU moves; counts the decisions under way in this process, which makes the
+    Experte's load factor (per worker process, or per interpreter when thinking on threads)."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.thinking = 0
         self._lock = threading.Lock()
 
+    @property
+    def workers(self) -> int:
+        """Thinking processes (0: think on the calling thread)."""
+        wanted = self.settings.cpu_workers
+        return (os.cpu_count() or 1) if wanted is None else max(0, wanted)
+
     def load(self) -> float:
-        """The load factor of a decision: decisions under way here, or the machine's load
-        per core if that is higher."""
+        """The load factor of a decision: the decisions under way per worker process; on
+        threads, the decisions under way here or the machine's load per core if higher."""
+        if self.workers:
+            return max(1.0, self.thinking / self.workers)
         return max(float(self.thinking), system_load())
 
     def decide(self, table: GameTable, seats: list[Seat], model: fsm.TableModel) -> str:
         """The move for the seat on turn: its own level, or the stand-in for a person whose
         clock ran out or who is away (Normal, RULES.md §1, but never a knock, bomb or joker
-        that is the person's to decide: ``engine.bots.standin``). Seeded by the table and version, so a replay
-        decides the same."""
+        that is the person's to decide: ``engine.bots.standin``). Seeded by the table and
+        version, so a replay decides the same."""
         seat = on_turn(seats, model)
-        rng = random.Random(f"{table.seed}:{table.version}")
+        rng_seed = f"{table.seed}:{table.version}"
         with self._lock:
             self.thinking += 1
         started = time.perf_counter()
         try:
             if not seat.is_cpu:  # a person whose clock ran out, or who is away
-                return fsm.standin_action(model, rng)
-            return fsm.cpu_action(model, level(seat), rng, budget=self.settings.experte_budget,
-                                  load=self.load)
+                return fsm.standin_action(model, random.Random(rng_seed))
+            if self.workers and slow_level(table.game, level(seat)):
+                return self._in_pool(model, level(seat), rng_seed)
+            return fsm.cpu_action(model, level(seat), random.Random(rng_seed),
+                                  budget=self.settings.experte_budget, load=self.load)
         finally:
             with self._lock:
                 self.thinking -= 1
             if level(seat) == EXPERTE:
                 metrics.observe_experte(table.game, time.perf_counter() - started)
+
+    def _in_pool(self, model: fsm.TableModel, lvl: str, rng_seed: str) -> str:
+        """Think in a worker process (the calling thread waits without the lock). A pool
+        whose worker died is replaced once; then the decision is made here."""
+        args = (model.game_id, model.game.to_json(model.engine_state), lvl, rng_seed,
+                self.settings.experte_budget, self.load())
+        for _ in range(2):
+            pool = _pool(self.workers)
+            try:
+                return pool.submit(fsm.cpu_action_from_json, *args).result()
+            except BrokenProcessPool:
+                log.warning("a thinking process died; starting the pool anew")
+                _drop_pool(self.workers, pool)
+        return fsm.cpu_action_from_json(*args)
 
 
 def on_turn(seats: list[Seat], model: fsm.TableModel) -> Seat:

@@ -54,6 +54,7 @@ MANAGE_CODES = ("start", "stop", "kick", "fill", "clock", "cur", "opt", "lvl", "
 ANSWER_WINDOW = 10.0  # seconds Telegram takes an answer to a button press (not documented)
 NEWEST_KEY = "telegram:newest_update"  # key_value: the newest update id fetched, and when
 SWEEP_SECONDS = 2.0
+THINKING_AT_ONCE = 64  # deadlines waiting at once for a CPU that thinks
 T = TypeVar("T")
 
 register({
@@ -87,6 +88,10 @@ class TelegramBot:
         self._sender_db = None if sqlite else ThreadPoolExecutor(
             1, thread_name_prefix="stammtisch-outbox")
         self.sender = OutboxSender(self.store, self.transport, limits, run=self._sender_run)
+        # Deadlines whose CPU thinks first wait for their decision on threads of their own
+        # (the thinking itself runs in the service's process pool): asyncio's default pool
+        # stays free for the rest (DNS lookups, the sweeps).
+        self._thinkers = ThreadPoolExecutor(THINKING_AT_ONCE, thread_name_prefix="stammtisch-think")
         self.loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
         self._jobs: dict[int, Any] = {}  # table id -> its armed deadline job
@@ -133,6 +138,7 @@ class TelegramBot:
             self.db.shutdown(wait=False)
         if self._sender_db is not None:
             self._sender_db.shutdown(wait=False)
+        self._thinkers.shutdown(wait=False, cancel_futures=True)
 
     async def _sender_run(self, fn: Callable[..., T], *args: Any) -> T:
         if self._sender_db is None:
@@ -196,10 +202,11 @@ class TelegramBot:
             log.exception("table %s: deadline failed", table_id)
 
     async def _fire_due(self, table_id: int, version: int) -> None:
-        """Fire a deadline where inputs run; a CPU that must think first does so on a worker
-        thread (it may take a second, and the loop goes on meanwhile)."""
+        """Fire a deadline where inputs run; a CPU that must think first is waited for on a
+        thinking thread (it may take a second, and the loop goes on meanwhile)."""
         if await self._db(self.service.fire_due, table_id, version, may_think=False) is None:
-            await asyncio.to_thread(self.service.fire_due, table_id, version)
+            await asyncio.get_running_loop().run_in_executor(
+                self._thinkers, self.service.fire_due, table_id, version)
 
     async def _deadline_job(self, context: ContextTypes.DEFAULT_TYPE) -> None:
         table_id, version = context.job.data  # type: ignore[union-attr,misc]

@@ -1,0 +1,79 @@
+"""Experte decisions think in worker processes, not in the bot's interpreter (issue 39, item 4):
+the decision is made in another process from the engine state's JSON form, a pool whose
+worker died is replaced, and ``cpu_workers=0`` thinks on the calling thread as before."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+from sqlalchemy.engine import Engine
+
+import fsm
+from chatbot.service import cpu
+from engine import GAMES
+from tests.chatbot.test_service import ALICE, Harness, private
+from tests.conftest import FakeClock
+
+
+def _experte_table(h: Harness) -> int:
+    out = h.command(private(ALICE), ALICE, "new", "schwimmen 2 experte")
+    assert out.ok and out.table_id
+    return out.table_id
+
+
+def _cpu_moves(h: Harness, table_id: int) -> int:
+    return sum(1 for m in h.moves(table_id) if m.actor == "cpu")
+
+
+def _until_a_cpu_moved(h: Harness, table_id: int) -> None:
+    """Play the person's turns (first move shown) until an Experte move was fired."""
+    for _ in range(20):
+        if _cpu_moves(h, table_id):
+            return
+        table = h.table(table_id)
+        if table.deadline_kind in ("cpu", "next"):
+            h.clock.set(table.next_deadline)
+            assert h.fire(table_id, table.version)
+            continue
+        shown = h.buttons(private(ALICE), table_id)
+        code = next(c for c in sorted(shown) if c.startswith(("swap", "pass", "all", "next")))
+        assert h.press(private(ALICE), ALICE, shown[code]).changed
+    raise AssertionError("no CPU move")
+
+
+def test_an_experte_decides_in_a_worker_process(db_engine: Engine, clock: FakeClock) -> None:
+    h = Harness(db_engine, clock, cpu_delay=0, experte_budget=0.02, cpu_workers=1)
+    table_id = _experte_table(h)
+    _until_a_cpu_moved(h, table_id)
+    pool = cpu._pool(1)
+    assert pool.submit(os.getpid).result() != os.getpid()  # a process of its own
+    assert pool.submit(os.nice, 0).result() >= cpu.WORKER_NICENESS  # at a lower priority
+
+
+def test_a_decision_travels_as_json_and_comes_back_legal() -> None:
+    game = GAMES["schwimmen"]
+    state = game.new_game(3, {}, 7)
+    while game.to_act(state) is None:  # (a deal that ended at once)
+        state = game.new_game(3, {}, 8)
+    code = cpu._pool(1).submit(fsm.cpu_action_from_json, "schwimmen", game.to_json(state),
+                               "experte", "7:0", 0.02, 1.0).result()
+    assert code in {a.code for a in game.legal_actions(state)}
+
+
+def test_a_pool_whose_worker_died_is_replaced(db_engine: Engine, clock: FakeClock) -> None:
+    h = Harness(db_engine, clock, cpu_delay=0, experte_budget=0.02, cpu_workers=1)
+    table_id = _experte_table(h)
+    pid = cpu._pool(1).submit(os.getpid).result()
+    os.kill(pid, signal.SIGKILL)
+    _until_a_cpu_moved(h, table_id)  # the decision is made all the same
+    assert cpu._pool(1).submit(os.getpid).result() != pid
+
+
+def test_no_workers_thinks_on_the_calling_thread(db_engine: Engine, clock: FakeClock) -> None:
+    h = Harness(db_engine, clock, cpu_delay=0, experte_budget=0.02, cpu_workers=0)
+    assert h.service.decisions.workers == 0
+    table_id = _experte_table(h)
+    _until_a_cpu_moved(h, table_id)
+    assert 0 not in cpu._POOLS
+    assert h.service.decisions.load() >= 1.0
