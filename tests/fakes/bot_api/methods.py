@@ -1,5 +1,4 @@
-"""The implemented Bot API methods (``_api_<method>``): a mix-in of ``FakeBotApi``.
-"""
+"""The implemented Bot API methods (``_api_<method>``): a mix-in of ``FakeBotApi``."""
 
 from __future__ import annotations
 
