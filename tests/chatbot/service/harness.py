@@ -1,6 +1,7 @@
 """The harness of the application service's tests: a service with its fake clock and a postman
 delivering its outbox to a recording transport, the players and chats, and helpers that play
-games, read the outbox and check refusals.
+games, read the outbox and check refusals. (Also used by tests/chatbot/test_table_life.py,
+test_rights.py and tests/storage/test_retention.py.)
 """
 
 from __future__ import annotations
