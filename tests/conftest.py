@@ -11,6 +11,7 @@ Databases:
 Chat plumbing: ``FakeClock`` (call it for the time, ``advance`` it instead of sleeping),
 ``make_service`` (a ``Service`` on that clock), ``RecordingTransport`` (records send/edit/delete
 and keeps what each chat shows) and ``Postman`` (delivers the outbox into a transport).
+Cards in texts: ``card_symbols`` and ``joker_codes`` (from ``tests/card_text.py``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
-import re
 import shutil
 import threading
 import uuid
@@ -35,6 +35,8 @@ from sqlalchemy.engine import Engine, make_url
 from chatbot.delivery import MessageGone, OutboxStore, deliver
 from chatbot.service import Service, Settings
 from storage.db import database_url, make_engine, migrate
+from tests.card_text import card_symbols as card_symbols  # (tests import it from here)
+from tests.card_text import joker_codes as joker_codes
 
 DEFAULT_PG_URL = "postgresql://postgres@127.0.0.1:5432/test"
 PLATFORM = "test"
@@ -358,27 +360,6 @@ class Postman:
 @pytest.fixture
 def transport() -> RecordingTransport:
     return RecordingTransport()
-
-
-# ---------------------------------------------------------------------------------- cards
-
-_CARD_RE = re.compile(r"(?<![0-9A-Za-z])(10|[2-9JQKA])([♣♠♥♦])")
-
-
-def card_symbols(text: str) -> set[str]:
-    """Every card symbol (``K♥``, ``10♠``) written in a text."""
-    return {m.group(1) + m.group(2) for m in _CARD_RE.finditer(text)}
-
-
-# The climbing game's jokers as players read them ("🃏 schwarzer Joker", "🃏 red" on a button),
-# and their codes, should a text ever show those.
-_JOKER_RE = re.compile(r"🃏 ?(schwarz|black|rot|red)|(?<![0-9A-Za-z])([BR]J)(?![0-9A-Za-z])")
-
-
-def joker_codes(text: str) -> set[str]:
-    """The jokers a text shows, as codes (``BJ`` black, ``RJ`` red)."""
-    return {m.group(2) or ("BJ" if m.group(1) in ("schwarz", "black") else "RJ")
-            for m in _JOKER_RE.finditer(text)}
 
 
 def race(calls: list[Callable[[], Any]]) -> list[Any]:

@@ -3,22 +3,16 @@ counters of ``chatbot.runtime.metrics`` move with real service calls, Bot API ca
 the health checks fail when the database, the poller or the event loop does.
 
 The metrics live on prometheus-client's default registry, shared by every test of the process:
-each test uses a platform name of its own and compares counters before and after."""
+each test uses a platform name of its own and compares counters before and after. The health
+server is served by ``tests/chatbot/health_serving.py``."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import shutil
 import socket
-import threading
 import time
-import urllib.error
-import urllib.request
 import uuid
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -33,11 +27,11 @@ from chatbot.runtime.health import (
     LagProbe,
     bound_port,
     health_settings_from_env,
-    start_health_server,
 )
 from chatbot.service import ChatRef, UserRef
 from chatbot.telegram.request import AiohttpRequest
 from storage.db import make_engine
+from tests.chatbot.health_serving import serving
 from tests.conftest import FakeClock, Postman, make_service
 
 ALICE = UserRef("alice", "Alice", language="de")
@@ -47,7 +41,6 @@ FAMILIES = {"stammtisch_inputs": "counter", "stammtisch_input_seconds": "histogr
             "stammtisch_outbox_delivered": "counter", "stammtisch_bot_api_calls": "counter",
             "stammtisch_bot_api_429": "counter", "stammtisch_deadlines_fired": "counter",
             "stammtisch_experte_decision_seconds": "histogram", "stammtisch_leader": "gauge"}
-_NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 def platform() -> str:
@@ -55,53 +48,8 @@ def platform() -> str:
     return "m" + uuid.uuid4().hex[:10]
 
 
-@dataclass
-class Served:
-    loop: asyncio.AbstractEventLoop
-    port: int
-
-    def get(self, path: str) -> tuple[int, str, str]:
-        """Status, content type and body of ``GET path`` (a 503 is an answer too)."""
-        try:
-            with _NO_PROXY.open(f"http://127.0.0.1:{self.port}{path}", timeout=60) as resp:
-                return resp.status, resp.headers["Content-Type"], resp.read().decode()
-        except urllib.error.HTTPError as err:
-            return err.code, err.headers["Content-Type"], err.read().decode()
-
-    def healthz(self) -> tuple[int, dict]:
-        status, _type, body = self.get("/healthz")
-        return status, json.loads(body)
-
-    def scrape(self) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-        """The samples of ``/metrics``: (name, sorted labels) → value."""
-        status, content_type, body = self.get("/metrics")
-        assert status == 200 and content_type == CONTENT_TYPE_LATEST
-        return {(s.name, tuple(sorted(s.labels.items()))): s.value
-                for family in text_string_to_metric_families(body) for s in family.samples}
-
-
 def value(samples: dict, name: str, **labels: str) -> float:
     return samples.get((name, tuple(sorted(labels.items()))), 0.0)
-
-
-@contextlib.contextmanager
-def serving(health: Health) -> Iterator[Served]:
-    """The health server on a port of its own, on an event loop in a thread (as in the bot,
-    where the loop is the adapter's)."""
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, name="health-test-loop", daemon=True)
-    thread.start()
-    runner = asyncio.run_coroutine_threadsafe(
-        start_health_server(health, "127.0.0.1", 0), loop).result(30)
-    try:
-        port = bound_port(runner)
-        assert port > 0
-        yield Served(loop, port)
-    finally:
-        asyncio.run_coroutine_threadsafe(runner.cleanup(), loop).result(30)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(30)
-        loop.close()
 
 
 # ---------------------------------------------------------------------------------- /metrics

@@ -13,7 +13,7 @@ from sqlmodel import Session, select
 from chatbot import buttons
 from chatbot.i18n import tr
 from storage.models import Chat, Player
-from tests.chatbot.test_service import (
+from tests.chatbot.service.harness import (
     ALICE,
     BOB,
     CAROL,

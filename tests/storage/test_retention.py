@@ -14,7 +14,7 @@ from sqlmodel import Session, select
 
 from storage.models import GameTable, Move, Outbox, ProcessedUpdate, Result, Seat
 from storage.retention import Retention, sweep
-from tests.chatbot.test_service import (
+from tests.chatbot.service.harness import (
     ALICE,
     BOB,
     GROUP,

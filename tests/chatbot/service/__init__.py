@@ -1,0 +1,1 @@
+"""The application service end to end: commands and presses in, outbox views out."""
