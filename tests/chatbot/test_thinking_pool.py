@@ -12,7 +12,7 @@ from sqlalchemy.engine import Engine
 import fsm
 from chatbot.service import cpu
 from engine import GAMES
-from tests.chatbot.test_service import ALICE, Harness, private
+from tests.chatbot.service.harness import ALICE, Harness, private
 from tests.conftest import FakeClock
 
 
