@@ -122,31 +122,7 @@ def steady_case(label: str, command: list[str], env: dict[str, str], tables: int
         cpu_start = _cpu_all(procs)
         sql_start = _sql_counts(env)
         start = time.perf_counter() + 0.2
-
-        def sender(index: int) -> list[int]:
-            control = _Control(fake.url)
-            mine = chats[index::senders]
-            every = senders / rate
-            sent: list[int] = []
-            k = 0
-            while (now := time.perf_counter()) < start + seconds:
-                due = start + index / rate + k * every
-                if now < due:
-                    time.sleep(due - now)
-                chat = mine[k % len(mine)]
-                k += 1
-                # a move button as _pick chooses; a finished game is played again, so that
-                # every table stays active however long the run
-                uid = control.call("press_newest", {
-                    "chat_id": chat, "user_id": chat, "prefix": "v1:", "skip_prefix": "v1:0:",
-                    "skip_suffixes": ["back", "cards"], "prefer_suffix": ":next",
-                    "seed": k * senders + index})["update_id"]
-                if uid is not None:
-                    sent.append(uid)
-            return sent
-
-        with ThreadPoolExecutor(senders) as pool:
-            uids = {u for part in pool.map(sender, range(senders)) for u in part}
+        uids = offer(fake.url, chats, rate, seconds, senders, start)
         elapsed = time.perf_counter() - start
         if processes:
             _wait(lambda: _answered(fake, mark) >= len(uids), 120, "answers", every=0.25,
@@ -173,6 +149,38 @@ def steady_case(label: str, command: list[str], env: dict[str, str], tables: int
         print(f"{'':28s} SQL per update: " + ", ".join(f"{k} {v:.2f}" for k, v in sql.items()))
     return {"rate": len(uids) / elapsed, "p50": p50, "p99": p99, "cpu_ms": cpu_ms,
             "updates": len(uids), "unanswered": len(uids) - len(lat), **twice, **sql}
+
+
+def offer(url: str, chats: list[int], rate: float, seconds: float, senders: int = 4,
+          start: float | None = None) -> set[int]:
+    """Press a move button (as ``_pick`` chooses; a finished game is played again) at ``rate``
+    presses a second in all, round robin over ``chats``, for ``seconds`` from ``start``;
+    ``senders`` threads share the chats and the rate. The update ids pressed."""
+    start = time.perf_counter() + 0.2 if start is None else start
+
+    def sender(index: int) -> list[int]:
+        control = _Control(url)
+        mine = chats[index::senders]
+        every = senders / rate
+        sent: list[int] = []
+        k = 0
+        while (now := time.perf_counter()) < start + seconds:
+            due = start + index / rate + k * every
+            if now < due:
+                time.sleep(due - now)
+            chat = mine[k % len(mine)]
+            k += 1
+            uid = control.call("press_newest", {
+                "chat_id": chat, "user_id": chat, "prefix": "v1:", "skip_prefix": "v1:0:",
+                "skip_suffixes": ["back", "cards"], "prefer_suffix": ":next",
+                "seed": k * senders + index})["update_id"]
+            if uid is not None:
+                sent.append(uid)
+        return sent
+
+    with ThreadPoolExecutor(senders) as pool:
+        return {u for part in pool.map(sender, range(min(senders, len(chats))))
+                for u in part}
 
 
 def _sql_counts(env: dict[str, str]) -> dict[str, int]:
