@@ -171,14 +171,17 @@ register({
     "welcome": N_(
         "Hi! I'm the Stammtisch bot. Play Schwimmen, Einunddreißig (Scat), Run Fast and Joker "
         "Climb here – together in a group or privately against CPU players.\n\n/new – new game\n"
-        "/help – help\n/rules – rules\n/language – language"),
+        "/games – your running tables\n/help – help\n/rules – rules\n/language – language"),
     "help": N_(
         "How it works:\n• Private: /new, choose the game and opponents, play with the buttons.\n"
         "• Group: /new opens a table, players press “Join”, the opener presses “Start”. I send "
         "you your cards and moves privately.\n"
         "• /new schwimmen (or scat, runfast, climbing) opens that game at once.\n"
         "• /rules asks which rules; /rules scat shows them at once, at a running table /rules "
-        "shows its game's.\n• /stop ends the table (opener or admin)."),
+        "shows its game's.\n• /stop ends the table (opener or admin).\n"
+        "• Long games: /new schwimmen clock=12h gives everyone 12 hours a turn. /games lists "
+        "your running tables in every chat, /reminders sets your turn reminders and quiet "
+        "hours."),
     "rules_which": N_("Rules of which game?"),
     "replace_running": N_("A game of {running} is still running here. End it and start {game}?"),
     "replace_yes": N_("Yes, start anew"),

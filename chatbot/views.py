@@ -15,11 +15,13 @@ from engine import GAMES
 from storage.models import GameTable, Player, Seat
 
 from . import buttons
-from .i18n import Names, tr
+from .durations import clock_label, moment
+from .i18n import N_, Names, register, tr
 from .presenters import presenter
 from .table_options import cpu_names, options_of
 
 Rows = list[list[tuple[str, str]]]
+register({"lobby_closes": N_("⌛ Closes by itself {when} if nobody starts it.")})
 
 
 @dataclass
@@ -108,7 +110,7 @@ def _lobby(table: GameTable, seats: list[Seat], lang: str) -> View:
     text = tr(lang, "lobby", game=p.name(lang), opener=opener,
               count=str(game.MIN_SEATS) if game.MIN_SEATS == game.MAX_SEATS
               else f"{game.MIN_SEATS}–{game.MAX_SEATS}", players=players)
-    clock = f"⏱ {table.turn_timeout} s" if table.turn_timeout else "⏱ –"
+    clock = clock_label(table.turn_timeout, lang)
     fill = tr(lang, "tl.cpu_line", n=cpus, level=level) if cpus else tr(lang, "tl.cpu_line_none")
     rows: Rows = [
         [_btn(table, tr(lang, "join"), "join"), _btn(table, tr(lang, "leave"), "leave")],
@@ -127,6 +129,9 @@ def _lobby(table: GameTable, seats: list[Seat], lang: str) -> View:
     if currencies:
         cur = opts.currency or "coins"
         rows[3].append(_btn(table, p.currency_label(cur, lang), "cur"))
+    if table.deadline_kind == "expire" and table.next_deadline is not None:
+        text += "\n" + tr(lang, "lobby_closes", when=moment(table.next_deadline, lang,
+                                                              table.updated_at))
     return View(text + f"\n{clock} · {fill}", rows)
 
 

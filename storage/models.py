@@ -47,6 +47,11 @@ class Player(SQLModel, table=True):
     language: str | None = Field(default=None, max_length=8)
     private_chat_id: str | None = Field(default=None, max_length=128)  # known once they wrote us
     created_at: datetime
+    # turn reminders of long clocks (/reminders): on | last (only the last quarter) | off
+    reminders: str = Field(default="on", max_length=8)
+    quiet_from: int = 23 * 60  # quiet hours, minutes after local midnight: from …
+    quiet_to: int = 8 * 60  # … to (no reminder then; a long clock never ends then)
+    time_zone: str | None = Field(default=None, max_length=64)  # None: from the language
 
 
 class GameTable(SQLModel, table=True):
@@ -73,6 +78,8 @@ class GameTable(SQLModel, table=True):
     next_deadline: datetime | None = None
     deadline_kind: str | None = Field(default=None, max_length=16)  # remind|timeout|cpu|next
     reminded: bool = False
+    turn_ends_at: datetime | None = None  # when a long turn clock of the person on turn ends
+    paused_until: datetime | None = None  # a paused long game's clock stands still until then
     log: list[dict[str, Any]] = _json(list)  # the last public events, for "last move" lines
     created_at: datetime
     updated_at: datetime

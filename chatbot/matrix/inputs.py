@@ -225,7 +225,8 @@ class InputsMixin:
 
     async def _command(self, chat_ref: ChatRef, user: UserRef, intent: Intent, key: str,
                        lang: str) -> None:
-        known = {"start", "help", "rules", "language", "new", "stop", "stats", "top"}
+        known = {"start", "help", "rules", "language", "new", "stop", "stats", "top", "games",
+                 "reminders"}
         if intent.name not in known and chat_ref.kind == "group":
             return  # maybe another bot's command: in groups we answer only our own
         outcome = await asyncio.to_thread(self.service.command, chat_ref, user, intent.name,

@@ -37,6 +37,8 @@ COMMANDS: dict[str, str] = {
     "language": "language", "sprache": "language", "lang": "language",
     "stop": "stop", "stopp": "stop", "beenden": "stop", "ende": "stop",
     "stats": "stats", "statistik": "stats", "top": "top", "bestenliste": "top",
+    "games": "games", "spiele": "games", "tische": "games",
+    "reminders": "reminders", "erinnerungen": "reminders", "erinnerung": "reminders",
 }
 # ``!word`` → the button code it presses (in the newest view of the room, or of the player's
 # direct room). ``start`` presses "Start" in a lobby and is the greeting elsewhere.
@@ -75,7 +77,8 @@ register({
     "mx.undecryptable": N_("I could not decrypt your message – please send it again."),
 })
 
-_SLASH = re.compile(r"(?<![\w/])/(new|help|rules|language|stop|start|stats|top)\b")
+_SLASH = re.compile(
+    r"(?<![\w/])/(new|help|rules|language|stop|start|stats|top|games|reminders)\b")
 
 
 def bang(text: str) -> str:

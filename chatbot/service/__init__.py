@@ -5,7 +5,7 @@ ladder, each importing only rungs below it (kept by the import-linter contract i
 ``pyproject.toml``), bottom to top:
 
 1. ``api`` (what goes in and out), ``words`` (game and level names as people write them),
-   ``flood`` (the per-person input rate)
+   ``flood`` (the per-person input rate), ``quiet`` (when a person may be reminded)
 2. ``transaction`` (an input's transaction, queued rows, the update-id check), then ``store``
    (the rows an input works on, a table's machine, options, version and move log)
 3. ``outgoing`` (views and announcements into the outbox), then ``history`` (the round's
@@ -16,7 +16,7 @@ ladder, each importing only rungs below it (kept by the import-linter contract i
 6. ``tables`` (opening and setting up tables), then ``seating`` (leaving, CPU fill, rematch,
    resigning)
 7. ``lobby`` (lobby and table buttons), ``menus`` (the game menu), ``spectate`` (skipping to
-   the result), ``stats`` (``/stats``, ``/top``)
+   the result), ``stats`` (``/stats``, ``/top``), ``people`` (``/games``, ``/reminders``)
 8. ``commands`` (slash commands, the chat's language)
 9. ``router`` (where a decoded press goes), ``deadlines`` (firing what is due)
 10. ``facade`` (``Service``)

@@ -1,17 +1,58 @@
-"""The turn clock: a table's next deadline set from its state (a reminder at half time, the
-timeout, a CPU move, the next round), and the half-time reminder. All time lives in the
-table's row; ``deadlines`` fires what is due."""
+"""The turn clock: a table's next deadline set from its state (a reminder, the timeout, a CPU
+move, the next round), and the reminders. All time lives in the table's row; ``deadlines``
+fires what is due.
+
+Live clocks (under ``quiet.LONG_CLOCK``, 10 minutes): one reminder in the group at half time.
+Long clocks: the person on turn is told privately — their private view comes to the bottom of
+their chat when the turn starts (``outgoing.emit``), or when their quiet hours end (a
+``nudge``), and again, with the time left, when a quarter of the clock is left (``remind``,
+with one short mention in the group); a reminder due in quiet hours waits until they end, and a
+clock of 12 hours or more never runs out in them (it ends when they end). The turn's end is
+kept in the row (``turn_ends_at``), so a restart or another process goes on from it.
+"""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import fsm
-from storage.models import GameTable, Seat
+from storage.models import GameTable, Player, Seat
 
-from ..i18n import tr
-from . import cpu, outgoing, store
+from ..durations import time_left
+from ..i18n import N_, register, tr
+from . import cpu, outgoing, quiet, store
 from .transaction import Ctx
+
+register({
+    "clock.reminder_long": N_("⏰ {mention}, it's your turn ({left})."),
+    "clock.your_turn": N_("⏰ Your turn at {game}."),
+    "clock.your_turn_where": N_("⏰ Your turn at {game} in {group}."),
+    "clock.quarter": N_("⏰ Your turn at {game} – {left}."),
+    "clock.quarter_where": N_("⏰ Your turn at {game} in {group} – {left}."),
+    "clock.lobby_expired": N_("⌛ Nobody started the {game} table – it is closed."),
+})
+LIVE_LOBBY = timedelta(minutes=15)  # a lobby with a live clock closes by itself after this
+LONG_LOBBY = timedelta(hours=24)  # … with a long clock (10 minutes or more)
+
+
+def lobby_ends(table: GameTable) -> datetime:
+    """When a group's lobby closes by itself if nobody starts it."""
+    return table.created_at + (LONG_LOBBY if table.turn_timeout >= quiet.LONG_CLOCK
+                               else LIVE_LOBBY)
+
+
+def arm_lobby(ctx: Ctx, table: GameTable) -> None:
+    """A group's lobby (not a rematch's) gets its end as its deadline."""
+    if table.is_private or table.fsm_state != fsm.LOBBY or store.options(table).rematch:
+        return
+    table.deadline_kind, table.next_deadline = "expire", lobby_ends(table)
+    ctx.touch(table)
+
+
+def lobby_over(ctx: Ctx, table: GameTable) -> bool:
+    """Whether a lobby's time is up (then any member may close it)."""
+    return table.fsm_state == fsm.LOBBY and not table.is_private \
+        and ctx.now >= lobby_ends(table)
 
 
 def schedule(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel) -> None:
@@ -19,6 +60,7 @@ def schedule(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableMode
     if table.reminded:  # the turn it reminded of is over
         outgoing.forget_reminder(ctx, table)
     table.next_deadline, table.deadline_kind, table.reminded = None, None, False
+    table.turn_ends_at = None
     ctx.touch(table)
     if model.state in (fsm.EXCHANGE, fsm.TURN, fsm.FINAL_ROUND):
         seat_no = model.game.to_act(model.engine_state)
@@ -28,6 +70,8 @@ def schedule(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableMode
         if seat.is_cpu or seat.away:
             table.deadline_kind = "cpu"
             table.next_deadline = ctx.now + timedelta(seconds=ctx.settings.cpu_delay)
+        elif table.turn_timeout >= quiet.LONG_CLOCK:
+            _long_turn(ctx, table, store.get_player(ctx.session, seat.player_id))
         elif table.turn_timeout > 0:
             table.deadline_kind = "remind"
             table.next_deadline = ctx.now + timedelta(seconds=table.turn_timeout / 2)
@@ -49,8 +93,71 @@ def _all_cpu(seats: list[Seat]) -> bool:
     return all(s.is_cpu or s.away for s in seats)
 
 
+def _long_turn(ctx: Ctx, table: GameTable, player: Player | None) -> None:
+    """A person's turn on a long clock begins: its end, then the first reminder due."""
+    ends = ctx.now + timedelta(seconds=table.turn_timeout)
+    if table.turn_timeout >= quiet.NEVER_ENDS_QUIET and player is not None:
+        ends = quiet.quiet_over(player, ends)
+    table.turn_ends_at = ends
+    nudge = None
+    if player is not None and player.reminders == quiet.ON and quiet.in_quiet(player, ctx.now):
+        nudge = quiet.quiet_over(player, ctx.now)  # (the view was not brought down now)
+    last = _last_quarter(table, player)
+    if nudge is not None and nudge < ends and (last is None or nudge < last):
+        table.deadline_kind, table.next_deadline = "nudge", nudge
+    else:
+        _after_nudge(table, player)
+
+
+def _last_quarter(table: GameTable, player: Player | None) -> datetime | None:
+    """When the last-quarter reminder is due (after the quiet hours it falls in), or ``None``
+    if that is not before the turn's end."""
+    ends = table.turn_ends_at
+    assert ends is not None
+    due = ends - timedelta(seconds=table.turn_timeout / 4)
+    if player is not None:
+        due = quiet.quiet_over(player, due)
+    return due if due < ends else None
+
+
+def _after_nudge(table: GameTable, player: Player | None) -> None:
+    last = _last_quarter(table, player)
+    if last is not None:
+        table.deadline_kind, table.next_deadline = "remind", last
+    else:
+        table.deadline_kind, table.next_deadline = "timeout", table.turn_ends_at
+
+
+def nudge(ctx: Ctx, table: GameTable, seats: list[Seat]) -> None:
+    """The quiet hours are over: the person on turn gets their view at the bottom of their
+    chat; the last-quarter reminder comes next."""
+    seat = cpu.on_turn(seats, store.model(table, seats))
+    player = store.get_player(ctx.session, seat.player_id)
+    if player is not None and quiet.may_remind(player, "start", ctx.now):
+        _tell(ctx, table, seats, seat, player, "clock.your_turn")
+    _after_nudge(table, player)
+    ctx.touch(table)
+
+
+def _tell(ctx: Ctx, table: GameTable, seats: list[Seat], seat: Seat, player: Player,
+          key: str) -> None:
+    """A reminder in the person's private chat: their view, under a line that says why."""
+    chat = store.get_chat(ctx.session, table.chat_id)
+    where = chat.title if chat is not None and not table.is_private and chat.title else None
+    lang = outgoing.person_language(ctx, chat.platform if chat else ctx.platform, player)
+    ends = table.turn_ends_at
+    left = time_left((ends - ctx.now).total_seconds(), lang) if ends is not None else ""
+    game = outgoing.game_name(table, lang)
+    header = tr(lang, key + ("_where" if where else ""), game=game, group=where, left=left)
+    outgoing.remind_privately(ctx, table, seats, seat, player, header)
+
+
 def remind(ctx: Ctx, table: GameTable, seats: list[Seat]) -> None:
-    """Half the turn clock has run: remind the player on turn, arm the timeout."""
+    """A reminder is due: on a live clock half of it has run (the group is reminded); on a
+    long clock a quarter is left (the person privately, the group once). Then the timeout."""
+    if table.turn_timeout >= quiet.LONG_CLOCK and table.turn_ends_at is not None:
+        _remind_long(ctx, table, seats)
+        return
     seat = cpu.on_turn(seats, store.model(table, seats))
     player = store.get_player(ctx.session, seat.player_id)
     remaining = table.turn_timeout - table.turn_timeout // 2
@@ -61,4 +168,22 @@ def remind(ctx: Ctx, table: GameTable, seats: list[Seat]) -> None:
     table.reminded = True
     table.deadline_kind = "timeout"
     table.next_deadline = ctx.now + timedelta(seconds=remaining)
+    ctx.touch(table)
+
+
+def _remind_long(ctx: Ctx, table: GameTable, seats: list[Seat]) -> None:
+    seat = cpu.on_turn(seats, store.model(table, seats))
+    player = store.get_player(ctx.session, seat.player_id)
+    ends = table.turn_ends_at
+    assert ends is not None
+    if player is not None and quiet.may_remind(player, "last", ctx.now):
+        _tell(ctx, table, seats, seat, player, "clock.quarter")
+    if not table.is_private:
+        chat = store.get_chat(ctx.session, table.chat_id)
+        lang = outgoing.language(ctx, chat)
+        outgoing.remind(ctx, table, tr(lang, "clock.reminder_long",
+                                       mention=outgoing.mention(ctx.platform, player, seat),
+                                       left=time_left((ends - ctx.now).total_seconds(), lang)))
+        table.reminded = True
+    table.deadline_kind, table.next_deadline = "timeout", ends
     ctx.touch(table)

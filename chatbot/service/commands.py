@@ -11,14 +11,18 @@ from engine import GAMES
 from storage.models import Chat, Player
 
 from .. import buttons
-from ..i18n import LANGUAGES, language_name, tr
+from ..durations import clock_label, typed_clock
+from ..i18n import LANGUAGES, N_, language_name, register, tr
 from ..presenters import PRESENTERS, presenter
-from . import menus, outgoing, play, stats, store, tables
+from . import menus, outgoing, people, play, stats, store, tables
 from .api import Outcome, Refusal, UserRef
+from .lobby import TIMEOUT_CHOICES
 from .transaction import Ctx
 from .words import game_of, level_of
 
 Command = Callable[[Ctx, Chat, Player, UserRef, str], Outcome]
+CLOCK_KEYS = ("clock", "uhr", "zeit", "bedenkzeit")
+register({"new_clock": N_("A turn clock is one of: {choices}, or none (e.g. clock=12h).")})
 
 
 def start(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outcome:
@@ -119,9 +123,12 @@ def new(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outco
         raise Refusal(tr(ctx.lang, "new_unknown", word=plain.split()[0]), alert=False)
     if found is not None:
         game_id, rest = found
-        opts = option_words(ctx, game_id, [w.lower() for w in words if "=" in w])
+        settings = [w.lower() for w in words if "=" in w]
+        seconds = clock_word(ctx, settings)
+        opts = option_words(ctx, game_id, [w for w in settings
+                                           if w.partition("=")[0] not in CLOCK_KEYS])
         return menus.menu_press(ctx, chat, player, user, _menu_code(ctx, game_id, rest),
-                                engine_options=opts)
+                                engine_options=opts, turn_timeout=seconds)
     rows = [[(presenter(g).name(ctx.lang), buttons.encode(0, 0, f"g.{g}"))]
             for g in PRESENTERS]
     outgoing.say(ctx, chat, tr(ctx.lang, "choose_game"), rows, slot="menu", repost=True,
@@ -161,6 +168,20 @@ def stop(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outc
     return play.stop_table(ctx, table)
 
 
+def clock_word(ctx: Ctx, words: list[str]) -> int | None:
+    """A turn clock typed after ``/new <game>`` (``clock=12h``, ``uhr=10min``, ``clock=none``):
+    one of the lobby's clocks, in seconds; ``None`` if none was typed."""
+    typed = [w.partition("=")[2] for w in words if w.partition("=")[0] in CLOCK_KEYS]
+    if not typed:
+        return None
+    seconds = typed_clock(typed[-1])
+    if seconds is None or seconds not in TIMEOUT_CHOICES:
+        raise Refusal(tr(ctx.lang, "new_clock", choices=", ".join(
+            clock_label(c, ctx.lang).removeprefix("⏱ ") for c in TIMEOUT_CHOICES if c)),
+            alert=False)
+    return seconds
+
+
 def option_words(ctx: Ctx, game_id: str, words: list[str]) -> dict[str, Any]:
     """Engine options given as ``key=value`` after ``/new <game>`` (per OPTION_CHOICES)."""
     choices = getattr(presenter(game_id), "OPTION_CHOICES", {})
@@ -178,4 +199,5 @@ COMMANDS: dict[str, Command] = {
     "start": start, "help": help_, "rules": rules, "language": language, "new": new,
     "stop": stop,
     **stats.COMMANDS,  # /stats, /top
+    **people.COMMANDS,  # /games, /reminders
 }

@@ -14,7 +14,7 @@ from sqlmodel import col, select
 from storage.models import GameTable
 
 from ..runtime import metrics
-from . import clock, cpu, outgoing, play, seating, store
+from . import clock, cpu, lobby, outgoing, play, seating, store
 from .api import Refusal, Settings
 from .transaction import Ctx, Transactions
 
@@ -81,6 +81,8 @@ class Deadlines:
                               self.decisions)
                     if kind == "remind":
                         clock.remind(ctx, table, seats)
+                    elif kind == "nudge":
+                        clock.nudge(ctx, table, seats)
                     elif kind in ("cpu", "timeout"):
                         play.cpu_turn(ctx, table, seats, timed_out=kind == "timeout",
                                       planned=planned)
@@ -88,6 +90,8 @@ class Deadlines:
                         play.next_round(ctx, table, seats)
                     elif kind == "rematch":
                         seating.due(ctx, table, seats)
+                    elif kind == "expire":
+                        lobby.expire(ctx, table)
                     else:
                         table.next_deadline = None
             except _PlanFirst:

@@ -17,7 +17,8 @@ from .api import Outcome, Refusal, UserRef
 from .tables import cycle, may_manage
 from .transaction import Ctx
 
-TIMEOUT_CHOICES = (30, 60, 120, 0)
+# turn clocks a lobby offers, in seconds: half a minute to three days, or none (0)
+TIMEOUT_CHOICES = (30, 60, 120, 600, 3600, 43200, 86400, 259200, 0)
 
 
 def _over(table: GameTable) -> bool:
@@ -86,9 +87,20 @@ def stop(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: Us
          code: str) -> Outcome:
     if table.fsm_state not in fsm.OPEN:
         raise Refusal(tr(ctx.lang, "table_over"))
-    if not may_manage(user, player, table):
-        raise Refusal(tr(ctx.lang, "stop_denied"))
+    if not may_manage(user, player, table) and not clock.lobby_over(ctx, table):
+        raise Refusal(tr(ctx.lang, "stop_denied"))  # (once its time is up: any member)
     return play.stop_table(ctx, table)
+
+
+def expire(ctx: Ctx, table: GameTable) -> None:
+    """A lobby nobody started: its time is up, it closes."""
+    if not clock.lobby_over(ctx, table):
+        table.next_deadline = table.deadline_kind = None
+        return
+    chat = store.get_chat(ctx.session, table.chat_id)
+    outgoing.announce(ctx, table, "clock.lobby_expired",
+                      game=outgoing.game_name(table, outgoing.language(ctx, chat)))
+    play.stop_table(ctx, table)
 
 
 def game_option(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
@@ -129,6 +141,7 @@ def turn_clock(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, us
         raise Refusal(tr(ctx.lang, "clock_denied"))
     table.turn_timeout = cycle(TIMEOUT_CHOICES, table.turn_timeout
                                 if table.turn_timeout in TIMEOUT_CHOICES else TIMEOUT_CHOICES[0])
+    clock.arm_lobby(ctx, table)  # (a long clock's lobby stays open longer)
     store.bump(ctx, table)
     play.show(ctx, table)
     return Outcome(None, table_id=table.id, changed=True)

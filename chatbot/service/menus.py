@@ -25,7 +25,8 @@ register({
 
 
 def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str,
-               engine_options: dict[str, Any] | None = None) -> Outcome:
+               engine_options: dict[str, Any] | None = None,
+               turn_timeout: int | None = None) -> Outcome:
     """A step of choosing a game (a menu button, table 0), or "keep the running game"."""
     parts = code.split(".")
     if parts == ["keep"]:  # the running game stays
@@ -41,7 +42,8 @@ def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str,
             raise Refusal(tr(ctx.lang, "busy_table"))
         # the menu says what was chosen and offers nothing more (its buttons would be stale)
         outgoing.say(ctx, chat, tr(ctx.lang, "menu.chosen", game=name), slot="menu")
-        return tables.open_lobby(ctx, chat, player, game_id, engine_options)
+        return tables.open_lobby(ctx, chat, player, game_id, engine_options,
+                                 turn_timeout=turn_timeout)
     counts = range(max(1, game.MIN_SEATS - 1), game.MAX_SEATS)
     if len(parts) == 2 and len(counts) == 1:  # one answer only: not asked (Run Fast, 3 seats)
         parts.append(str(counts[0]))
@@ -74,7 +76,8 @@ def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str,
                 return _confirm_replace(ctx, chat, locked, game_id, n, level, engine_options)
             play.stop_table(ctx, locked)
     table = tables.create_private_table(ctx, chat, player, game_id, n, level,
-                                        options=_table_options(engine_options))
+                                        options=_table_options(engine_options),
+                                        turn_timeout=turn_timeout)
     return Outcome(None, table_id=table.id, changed=True)
 
 

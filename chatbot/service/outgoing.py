@@ -18,7 +18,7 @@ from .. import buttons
 from ..i18n import LANGUAGES, N_, pick_language, register, tr
 from ..presenters import presenter
 from ..views import render_private, render_table
-from . import store
+from . import quiet, store
 from .api import Settings
 from .transaction import Ctx
 
@@ -61,7 +61,7 @@ def seed_language(ctx: Ctx, chat: Chat, person: Player | None) -> None:
         else None, ctx.settings.default_language)
 
 
-def _private_language(ctx: Ctx, platform: str, player: Player) -> str:
+def person_language(ctx: Ctx, platform: str, player: Player) -> str:
     """The language of a person's private views: their private chat's choice (/language
     there), else their own language; resolved once per input."""
     key = (platform, player.private_chat_id or "")
@@ -284,9 +284,62 @@ def emit(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel,
             continue  # brought up to date when it moves or is on turn, and at the round's end
         if table.fsm_state in (fsm.TURN, fsm.FINAL_ROUND) and is_out(table, model, seat.seat_no):
             continue  # out of the game: told at the round's end, not edited on every move
-        plang = _private_language(ctx, chat.platform, player)
+        plang = person_language(ctx, chat.platform, player)
         pview = render_private(table, seats, model, seat, plang, single=False,
                                where=chat.title or None)
         queue(ctx, chat.platform, player.private_chat_id, table.id, f"h{table.id}",
-              pview.repost and repost, pview.text,
+              pview.repost and repost and _may_notify(ctx, table, player), pview.text,
               _with_app(ctx, chat, table, pview.rows, plang, True))
+
+
+def _may_notify(ctx: Ctx, table: GameTable, player: Player) -> bool:
+    """Whether a private view may come to the bottom of the chat on the person's turn (which
+    notifies them): always on a live clock; on a long clock as their reminders allow now."""
+    if table.turn_timeout < quiet.LONG_CLOCK:
+        return True
+    return quiet.may_remind(player, "start", ctx.now)
+
+
+def game_name(table: GameTable, lang: str) -> str:
+    """The table's game as the person reads it."""
+    return presenter(table.game).name(lang)  # type: ignore[no-any-return]
+
+
+def remind_privately(ctx: Ctx, table: GameTable, seats: list[Seat], seat: Seat,
+                     player: Player, header: str) -> None:
+    """A turn reminder in the person's private chat: their view (hand, table, the move
+    buttons: the move can be made right there) posted anew at the bottom, under ``header``.
+    A private table's message is that view."""
+    chat = store.get_chat(ctx.session, table.chat_id)
+    if chat is None:
+        return
+    model = store.model(table, seats)
+    if table.is_private:
+        lang = language(ctx, chat)
+        view = render_private(table, seats, model, seat, lang, single=True)
+        target, slot = chat.external_id, f"t{table.id}"
+    elif player.private_chat_id:
+        lang = person_language(ctx, chat.platform, player)
+        view = render_private(table, seats, model, seat, lang, single=False,
+                              where=chat.title or None)
+        target, slot = player.private_chat_id, f"h{table.id}"
+    else:
+        return  # nowhere private to write: the group's mention must do
+    queue(ctx, chat.platform, target, table.id, slot, True, f"{header}\n{view.text}",
+          _with_app(ctx, chat, table, view.rows, lang, True), fresh=True)
+
+
+def tell_person(ctx: Ctx, table: GameTable, player: Player | None, key: str,
+                **values: object) -> None:
+    """A one-off message to a person's private chat about a table (in their language)."""
+    chat = store.get_chat(ctx.session, table.chat_id)
+    if chat is None or player is None:
+        return
+    target = chat.external_id if table.is_private else player.private_chat_id
+    if not target:
+        return
+    lang = language(ctx, chat) if table.is_private else \
+        person_language(ctx, chat.platform, player)
+    where = chat.title if not table.is_private and chat.title else "–"
+    queue(ctx, chat.platform, target, table.id, None, False,
+          tr(lang, key, game=game_name(table, lang), group=where, **values), [])

@@ -14,12 +14,19 @@ from typing import Any
 import fsm
 from storage.models import GameTable, Player, Result, Seat
 
-from ..i18n import engine_reason, tr
+from ..i18n import N_, engine_reason, register, tr
 from ..presenters import presenter
-from . import clock, cpu, outgoing, store
+from . import clock, cpu, outgoing, quiet, store
 from .api import Outcome, Refusal, UserRef
 from .transaction import Ctx
 
+register({
+    "clock.you_timed_out": N_(
+        "⌛ Your time at {game} in {group} ran out – a stand-in played your turn."),
+    "clock.you_are_away": N_(
+        "💤 You missed two turns in a row at {game} in {group}: the CPU plays for you now. "
+        "Tap “I'm back” under the table to play your own turns again."),
+})
 log = logging.getLogger(__name__)
 CHAIN_LIMIT = 12  # CPU moves one input plays on at most; the deadline path does the rest
 
@@ -179,9 +186,14 @@ def cpu_turn(ctx: Ctx, table: GameTable, seats: list[Seat], timed_out: bool,
     if timed_out and not seat.is_cpu:
         seat.timeouts += 1
         outgoing.announce(ctx, table, "timed_out", name=seat.name)
+        long_clock = table.turn_timeout >= quiet.LONG_CLOCK
+        person = store.get_player(ctx.session, seat.player_id) if long_clock else None
         if seat.timeouts >= 2 and not seat.away:
             seat.away = True
             outgoing.announce(ctx, table, "now_away", name=seat.name)
+            outgoing.tell_person(ctx, table, person, "clock.you_are_away")
+        else:  # (on a long clock the person is told privately what happened)
+            outgoing.tell_person(ctx, table, person, "clock.you_timed_out")
     act(ctx, table, seats, model, seat.seat_no, code, actor,
              trigger="timeout" if not seat.is_cpu else "act")
 

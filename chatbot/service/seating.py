@@ -193,6 +193,7 @@ def go_on(ctx: Ctx, table: GameTable, free_waiting: bool = False) -> bool:
     if game.MIN_SEATS <= len(seats) <= game.MAX_SEATS:
         play.start(ctx, table)
         return True
+    clock.arm_lobby(ctx, table)  # an ordinary lobby now
     store.bump(ctx, table)
     play.show(ctx, table, seats)
     return False

@@ -15,21 +15,24 @@ from storage.models import Chat, GameTable, Player, Seat
 from ..i18n import tr
 from ..presenters import presenter
 from ..table_options import TableOptions, cpu_names
-from . import play, store
+from . import clock, play, store
 from .api import Outcome, Refusal, UserRef
 from .transaction import Ctx
 
 
 def new_table(ctx: Ctx, chat: Chat, player: Player, game_id: str, *, private: bool,
-              options: dict[str, Any] | None = None) -> GameTable:
-    """A new table in its lobby (with its id: buttons and slots carry it)."""
+              options: dict[str, Any] | None = None,
+              turn_timeout: int | None = None) -> GameTable:
+    """A new table in its lobby (with its id: buttons and slots carry it). ``turn_timeout``:
+    its turn clock in seconds (else none privately, the setting's in groups)."""
     opts = TableOptions.from_json({**presenter(game_id).DEFAULT_TABLE_OPTIONS,
                                    **(options or {})}, strict=True)
     table = GameTable(
         chat_id=chat.id, game=game_id, options=opts.to_json(), fsm_state=fsm.LOBBY,  # type: ignore[arg-type]
         state_json=None, seed=random.SystemRandom().randrange(2**52), version=0,
         is_private=private, opener_id=player.id,
-        turn_timeout=0 if private else ctx.settings.group_timeout, next_deadline=None,
+        turn_timeout=turn_timeout if turn_timeout is not None else 0 if private
+        else ctx.settings.group_timeout, next_deadline=None,
         deadline_kind=None, reminded=False, log=[], created_at=ctx.now, updated_at=ctx.now,
         finished_at=None)
     ctx.session.add(table)
@@ -38,9 +41,11 @@ def new_table(ctx: Ctx, chat: Chat, player: Player, game_id: str, *, private: bo
 
 
 def create_private_table(ctx: Ctx, chat: Chat, player: Player, game_id: str, opponents: int,
-                         level: str, options: dict[str, Any] | None = None) -> GameTable:
+                         level: str, options: dict[str, Any] | None = None,
+                         turn_timeout: int | None = None) -> GameTable:
     """A private table: the player at seat 0 and CPU opponents, started at once."""
-    table = new_table(ctx, chat, player, game_id, private=True, options=options)
+    table = new_table(ctx, chat, player, game_id, private=True, options=options,
+                      turn_timeout=turn_timeout)
     store.add_seat(ctx.session, table, 0, player.name or "Du", player_id=player.id)
     for i, name in enumerate(cpu_names(opponents, [player.name or ""])):
         store.add_seat(ctx.session, table, i + 1, f"🤖 {name}", is_cpu=True,
@@ -50,11 +55,14 @@ def create_private_table(ctx: Ctx, chat: Chat, player: Player, game_id: str, opp
 
 
 def open_lobby(ctx: Ctx, chat: Chat, player: Player, game_id: str,
-               engine_options: dict[str, Any] | None = None) -> Outcome:
+               engine_options: dict[str, Any] | None = None,
+               turn_timeout: int | None = None) -> Outcome:
     """A group's lobby with its opener seated."""
     table = new_table(ctx, chat, player, game_id, private=False,
-                      options={"engine": engine_options} if engine_options else None)
+                      options={"engine": engine_options} if engine_options else None,
+                      turn_timeout=turn_timeout)
     store.add_seat(ctx.session, table, 0, player.name, player_id=player.id)
+    clock.arm_lobby(ctx, table)
     play.show(ctx, table)
     return Outcome(None, table_id=table.id, changed=True)
 

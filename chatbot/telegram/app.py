@@ -49,7 +49,8 @@ from .sender import OutboxSender, TelegramTransport
 
 log = logging.getLogger(__name__)
 PLATFORM = "telegram"
-COMMANDS = ("start", "help", "rules", "language", "new", "stop", "stats", "top")
+COMMANDS = ("start", "help", "rules", "language", "new", "stop", "stats", "top", "games",
+            "reminders")
 MANAGE_CODES = ("start", "stop", "kick", "fill", "clock", "cur", "opt", "lvl", "lang")
 ANSWER_WINDOW = 10.0  # seconds Telegram takes an answer to a button press (not documented)
 NEWEST_KEY = "telegram:newest_update"  # key_value: the newest update id fetched, and when
@@ -66,6 +67,8 @@ register({
     "command.stop": N_("Close the table"),
     "command.stats": N_("Your stats"),
     "command.top": N_("The group's leaderboard"),
+    "command.games": N_("Your running tables"),
+    "command.reminders": N_("Turn reminders and quiet hours"),
 })
 
 
