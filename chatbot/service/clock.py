@@ -31,6 +31,7 @@ register({
     "clock.quarter_where": N_("⏰ Your turn at {game} in {group} – {left}."),
     "clock.lobby_expired": N_("⌛ Nobody started the {game} table – it is closed."),
 })
+QUIET_MARGIN = timedelta(minutes=15)  # a reminder moved before quiet hours comes this early
 LIVE_LOBBY = timedelta(minutes=15)  # a lobby with a live clock closes by itself after this
 LONG_LOBBY = timedelta(hours=24)  # … with a long clock (10 minutes or more)
 
@@ -102,26 +103,28 @@ def _long_turn(ctx: Ctx, table: GameTable, player: Player | None) -> None:
     nudge = None
     if player is not None and player.reminders == quiet.ON and quiet.in_quiet(player, ctx.now):
         nudge = quiet.quiet_over(player, ctx.now)  # (the view was not brought down now)
-    last = _last_quarter(table, player)
+    last = _last_quarter(ctx, table, player)
     if nudge is not None and nudge < ends and (last is None or nudge < last):
         table.deadline_kind, table.next_deadline = "nudge", nudge
     else:
-        _after_nudge(table, player)
+        _after_nudge(ctx, table, player)
 
 
-def _last_quarter(table: GameTable, player: Player | None) -> datetime | None:
-    """When the last-quarter reminder is due (after the quiet hours it falls in), or ``None``
-    if that is not before the turn's end."""
+def _last_quarter(ctx: Ctx, table: GameTable, player: Player | None) -> datetime | None:
+    """When the last-quarter reminder is due: a quarter before the turn's end; if that falls
+    in the person's quiet hours, when they end — or, if the clock ends with them, just before
+    they began (the evening before, not never). ``None`` if no such time is left."""
     ends = table.turn_ends_at
     assert ends is not None
     due = ends - timedelta(seconds=table.turn_timeout / 4)
-    if player is not None:
-        due = quiet.quiet_over(player, due)
-    return due if due < ends else None
+    if player is not None and quiet.in_quiet(player, due):
+        after = quiet.quiet_over(player, due)
+        due = after if after < ends else quiet.quiet_began(player, due) - QUIET_MARGIN
+    return due if ctx.now < due < ends else None
 
 
-def _after_nudge(table: GameTable, player: Player | None) -> None:
-    last = _last_quarter(table, player)
+def _after_nudge(ctx: Ctx, table: GameTable, player: Player | None) -> None:
+    last = _last_quarter(ctx, table, player)
     if last is not None:
         table.deadline_kind, table.next_deadline = "remind", last
     else:
@@ -135,7 +138,7 @@ def nudge(ctx: Ctx, table: GameTable, seats: list[Seat]) -> None:
     player = store.get_player(ctx.session, seat.player_id)
     if player is not None and quiet.may_remind(player, "start", ctx.now):
         _tell(ctx, table, seats, seat, player, "clock.your_turn")
-    _after_nudge(table, player)
+    _after_nudge(ctx, table, player)
     ctx.touch(table)
 
 

@@ -58,6 +58,17 @@ def quiet_over(player: Player, when: datetime) -> datetime:
     return ends.astimezone(UTC)
 
 
+def quiet_began(player: Player, when: datetime) -> datetime:
+    """``when``, or the start of the quiet hours it falls in (in UTC)."""
+    if not in_quiet(player, when):
+        return when
+    local = _local(player, when)
+    start = time(player.quiet_from // 60, player.quiet_from % 60)
+    day = local.date() if local.time() >= start else local.date() - timedelta(days=1)
+    began = datetime.combine(day, start, tzinfo=local.tzinfo)
+    return began.astimezone(UTC)
+
+
 def may_remind(player: Player | None, kind: str, when: datetime) -> bool:
     """Whether a reminder of ``kind`` (``start`` of a turn, or ``last`` quarter) may go to
     the person at ``when`` (a reminder due in quiet hours waits: ``quiet_over``)."""
