@@ -52,13 +52,13 @@ def clock_label(seconds: int, lang: str | None) -> str:
 def span(seconds: float, lang: str | None) -> str:
     """A time span in its two largest units ("3 h 10 min", "2 days 4 h", "45 s")."""
     left = max(0, int(seconds + 0.5))
+    if left < 2 * MINUTE:  # under two minutes: in seconds
+        return tr(lang, "dur.s", n=left)
     days, rest = divmod(left, DAY)
     hours, rest = divmod(rest, HOUR)
     minutes, secs = divmod(rest, MINUTE)
     parts = [(days, "dur.d"), (hours, "dur.h"), (minutes, "dur.min"), (secs, "dur.s")]
-    first = next((i for i, (n, _key) in enumerate(parts) if n), len(parts) - 1)
-    if first == 2 and left < 2 * MINUTE:  # under two minutes: in seconds
-        return tr(lang, "dur.s", n=left)
+    first = next(i for i, (n, _key) in enumerate(parts) if n)
     shown = [(n, key) for n, key in parts[first:first + 2] if n]
     return " ".join(tr(lang, key, n=n) for n, key in shown)
 
