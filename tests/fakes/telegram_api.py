@@ -696,7 +696,8 @@ class _AioServer:
         path = request.path
         args = (path, request.query_string, request.headers.get("Content-Type", ""), body)
         try:
-            if self.fake.latency > 0 or path.lower().endswith("/getupdates"):
+            if self.fake.latency > 0 or self.fake._chat_latency or \
+                    path.lower().endswith("/getupdates"):
                 status, payload = await self.loop.run_in_executor(
                     self._workers, lambda: self.fake._handle_http(*args))
             else:
@@ -860,6 +861,7 @@ class FakeBotApi(_WaitMixin):
         self._server: _Server | _AioServer | None = None
         self._thread: threading.Thread | None = None
         self._webhook_threads: list[threading.Thread] = []
+        self._delayed: dict[object, dict] = {}  # calls sleeping in their latency now
         self._reset_state()
 
     def _reset_state(self) -> None:
@@ -870,6 +872,7 @@ class FakeBotApi(_WaitMixin):
         self._next_msg_id: dict[int, int] = {}
         self._fail_rules: list[_FailRule] = []
         self._commands: dict[tuple[str, str], list] = {}
+        self._chat_latency: dict[int, float] = {}  # chat id -> seconds (``set_latency``)
         self._webhook: dict[str, Any] = {}
         self._webhook_deliveries: list[dict] = []
         self._webhook_targets: list[str] | None = None
@@ -975,9 +978,19 @@ class FakeBotApi(_WaitMixin):
         """Execute a Bot API method directly (no HTTP); returns (http_status, response body).
         The call is recorded like an HTTP call."""
         params = dict(params or {})
-        if self.latency > 0:
-            time.sleep(self.latency)
+        received = time.time()
+        latency = self._latency_of(params)
         canonical = _METHOD_NAMES.get(method.lower(), method)
+        if latency > 0:
+            key = object()
+            with self._cond:
+                self._delayed[key] = {"method": canonical, "params": params,
+                                      "received": received}
+            try:
+                time.sleep(latency)
+            finally:
+                with self._cond:
+                    self._delayed.pop(key, None)
         with self._cond:
             status, body = self._execute(canonical, params, token)
             empty_poll = canonical == "getUpdates" and status == 200 and not body["result"]
@@ -987,6 +1000,7 @@ class FakeBotApi(_WaitMixin):
                     {
                         "seq": self._seq,
                         "time": time.time(),
+                        "received": received,  # (before the latency)
                         "method": canonical,
                         "params": params,
                         "encoding": encoding,
@@ -2021,9 +2035,28 @@ class FakeBotApi(_WaitMixin):
         with self._cond:
             self._forbidden.pop(int(chat_id), None)
 
-    def set_latency(self, seconds: float) -> None:
-        """Delay every Bot API call by ``seconds`` (simulated network latency)."""
-        self.latency = float(seconds)
+    def set_latency(self, seconds: float, chat_id: int | None = None) -> None:
+        """Delay every Bot API call by ``seconds`` (simulated network latency); with
+        ``chat_id``, only the calls naming that chat (over the latency of all calls)."""
+        with self._cond:
+            if chat_id is None:
+                self.latency = float(seconds)
+            elif seconds > 0:
+                self._chat_latency[int(chat_id)] = float(seconds)
+            else:
+                self._chat_latency.pop(int(chat_id), None)
+
+    def delayed(self) -> list[dict]:
+        """The calls received and held by a latency now (not answered yet, not recorded):
+        method, params and when they came."""
+        with self._cond:
+            return [dict(c) for c in self._delayed.values()]
+
+    def _latency_of(self, params: dict) -> float:
+        chat = params.get("chat_id")
+        if self._chat_latency and isinstance(chat, (int, str)) and str(chat).lstrip("-").isdigit():
+            return self._chat_latency.get(int(chat), self.latency)
+        return self.latency
 
     def webhook_targets(self, urls: list[str] | None) -> None:
         """Deliver the registered webhook's updates round robin to ``urls`` instead of to the
@@ -2158,7 +2191,7 @@ class FakeBotApi(_WaitMixin):
             self.unforbid(int(data["chat_id"]))
             return True
         if name == "latency":
-            self.set_latency(float(data.get("seconds", 0)))
+            self.set_latency(float(data.get("seconds", 0)), arg("chat_id", conv=int))
             return True
         if name == "reset":
             self.reset()
@@ -2310,8 +2343,8 @@ class RemoteFakeBotApi(_WaitMixin):
     def unforbid(self, chat_id: int) -> None:
         self._req("unforbid", body={"chat_id": chat_id})
 
-    def set_latency(self, seconds: float) -> None:
-        self._req("latency", body={"seconds": seconds})
+    def set_latency(self, seconds: float, chat_id: int | None = None) -> None:
+        self._req("latency", body={"seconds": seconds, "chat_id": chat_id})
 
     def reset(self) -> None:
         self._req("reset", body={})
