@@ -11,11 +11,12 @@ platform: limits and what counts as a group are given by the adapter (``SendLimi
 * ``rows`` – the pending query, the row → item mapping, the backoff, slot upkeep;
 * ``store`` – ``OutboxStore``: one process reads due items and records outcomes;
 * ``send`` – one item through a transport (``deliver`` blocking, ``deliver_async``);
-* ``claim`` – ``ClaimingOutbox``: processes sharing the outbox (leases, send windows);
+* ``claim`` – ``ClaimingOutbox``: processes sharing the outbox (send windows, outcomes);
+* ``leases`` – the lease statements, on the database's clock;
 * ``worker`` – ``Worker``: the loop of the bots' background tasks.
 """
 
-from .claim import CHATS_PER_PASS, LEASE_SECONDS, Claim, ClaimingOutbox, SendLimits
+from .claim import CHATS_PER_PASS, LEASE_SECONDS, Claim, ClaimingOutbox, Outcome, SendLimits
 from .items import (
     CannotPin,
     Item,
@@ -32,7 +33,7 @@ from .worker import Worker
 
 __all__ = [
     "CHATS_PER_PASS", "LEASE_SECONDS", "MAX_ATTEMPTS", "PER_CHAT", "CannotPin", "Claim",
-    "ClaimingOutbox", "Item", "MessageGone", "OutboxStore", "Permanent", "Retry", "SendLimits",
+    "ClaimingOutbox", "Item", "MessageGone", "Outcome", "OutboxStore", "Permanent", "Retry", "SendLimits",
     "SlotMessages", "Transport", "Worker", "deliver", "deliver_async", "plan",
     "record",
 ]

@@ -1,40 +1,49 @@
 """Claimed outbox delivery: several processes share one outbox, each row goes out once.
 
 A process delivers a chat's rows only while it holds the chat's lease (a row of
-``outbox_lease``): a pass takes the free leases of chats with due rows (``FOR UPDATE SKIP
-LOCKED``: two processes never wait for each other, nor take the same chat), delivers, records
-the outcomes and gives the leases back in one transaction. So a chat's messages go out in
-order, one process at a time, and one chat's backlog never holds another's back. A process that
-dies in a pass holds its chats until the lease expires (``LEASE_SECONDS``), or until a process
-on the same host sees that it runs no more (a restart frees them at once); no pass starts a
-send later than ``SEND_WINDOW`` seconds into its lease, so a slow process never overlaps the
-next holder.
+``outbox_lease``, see ``leases``): a pass takes the free leases of chats with due rows (``FOR
+UPDATE SKIP LOCKED``: two processes never wait for each other, nor take the same chat),
+delivers, and records each chat's outcomes as soon as the chat is served, giving its lease back
+in the same small transaction (``record``): a process killed mid-pass repeats only the calls
+it had under way. So a chat's messages go out in order, one process at a time, and one chat's
+backlog never holds another's back. Leases are timed by the database's clock, never by a
+process's own; giving a chat back is the fence (only the holder's outcomes are recorded). A
+process that dies in a pass holds its chats until the lease expires (``LEASE_SECONDS``), or
+until a process on the same host sees that it runs no more (a restart frees them at once); no
+pass starts a send later than ``SEND_WINDOW`` seconds (on its monotonic clock) after it took
+its leases, so a slow process never overlaps the next holder.
 
 The platform's limits (``SendLimits``, given by its adapter: Telegram's are in
 ``chatbot.telegram.limits``) are kept in the database too, so they hold for all processes
 together: each lease row carries its chat's sends of the last minute, and ``send_window`` the
 bot's sends of the last second. A pass counts a send when it claims it; a 429's
-``retry_after`` postpones the chat's row in the database (every process sees it).
+``retry_after`` postpones the chat's row in the database (every process sees it). These
+windows are in the processes' own time (the store's clock): a process whose clock is off may
+send too early or too late for the limits (Telegram answers a 429, the row waits), but which
+process sends a row is decided by the lease alone, so no row goes twice for it.
 """
 
 from __future__ import annotations
 
-import os
-import secrets
-import socket
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from sqlalchemy import bindparam, or_, update
+from sqlalchemy import bindparam, update
 from sqlalchemy import select as core_select
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-
-from storage.models import OutboxLease, SendWindow
 
 from .items import CannotPin, Item, Retry
+from .leases import (
+    FREE_HOLDER,
+    GIVE_BACK,
+    HELD,
+    TAKE,
+    WINDOW,
+    dead_on_this_host,
+    holder_id,
+    insert,
+)
 from .plain import OutboxStore
 from .rows import (
     DROP_ROWS,
@@ -51,6 +60,8 @@ from .rows import (
     to_item,
 )
 
+Outcome = tuple[Item, str | None, Exception | None]  # the item, its message id, its error
+
 
 class SendLimits(Protocol):
     """A platform's sending limits, given by its adapter."""
@@ -66,9 +77,6 @@ class SendLimits(Protocol):
 LEASE_SECONDS = 30.0  # a dead process's chats are free again after this
 SEND_WINDOW = 5.0  # no send starts later than this into a lease (requests time out at 5 s)
 CHATS_PER_PASS = 100
-_LEASE = OutboxLease.__table__  # type: ignore[attr-defined]
-_WINDOW = SendWindow.__table__  # type: ignore[attr-defined]
-_EPOCH = datetime(1970, 1, 1).astimezone()
 
 
 @dataclass
@@ -83,66 +91,9 @@ class Claim:
     recent: dict[str, list[float]] = field(default_factory=dict)  # chats' sends before it
     claimed: dict[str, list[float]] = field(default_factory=dict)  # ... with its own counted
     tag: str = ""  # marks this pass's places in the bot-wide window until it finishes
+    recorded: set[str] = field(default_factory=set)  # chats given back (``record``)
 
 
-def holder_id() -> str:
-    """This process's name in the leases: host, pid and a random part (pids repeat)."""
-    return f"{socket.gethostname()[:40]}:{os.getpid()}:{secrets.token_hex(3)}"
-
-
-def _dead_on_this_host(holder: str, me: str) -> bool:
-    """Whether a lease holder named by ``holder_id`` was a process on this host that is gone:
-    its pid runs no more (or only as a zombie), or it is our own pid with another random part
-    (a restarted container's process 1)."""
-    host, _, rest = holder.partition(":")
-    pid_text = rest.partition(":")[0]
-    if host != me.partition(":")[0] or not pid_text.isdigit():
-        return False
-    pid = int(pid_text)
-    if pid == os.getpid():
-        return holder != me
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except OSError:  # (it runs, as another user)
-        return False
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rpartition(")")[2].split()[0] == "Z"
-    except (OSError, IndexError):
-        return False
-
-
-def _pending_chats() -> Any:
-    return core_select(OUTBOX.c.chat_external_id).where(
-        OUTBOX.c.platform == bindparam("b_platform"), OUTBOX.c.status == "pending",
-        OUTBOX.c.not_before <= bindparam("b_now"))
-
-
-_FREE = (core_select(_LEASE.c.chat_external_id)
-         .where(_LEASE.c.platform == bindparam("b_platform"),
-                or_(_LEASE.c.holder == "", _LEASE.c.holder == bindparam("b_holder"),
-                    _LEASE.c.expires_at < bindparam("b_now")),
-                _LEASE.c.chat_external_id.in_(_pending_chats()))
-         .order_by(_LEASE.c.expires_at).limit(bindparam("b_chats"))
-         .with_for_update(skip_locked=True))
-# the free leases of chats with due rows, taken (rows another pass has locked are skipped)
-_TAKE = (update(_LEASE)
-         .where(_LEASE.c.platform == bindparam("b_platform"),
-                _LEASE.c.chat_external_id.in_(_FREE))
-         .values(holder=bindparam("b_holder"), expires_at=bindparam("b_until"))
-         .returning(_LEASE.c.chat_external_id, _LEASE.c.sends))
-_RELEASE = update(_LEASE).where(
-    _LEASE.c.platform == bindparam("b_platform"), _LEASE.c.holder == bindparam("b_holder"),
-    _LEASE.c.chat_external_id == bindparam("b_chat")).values(
-    holder="", expires_at=bindparam("b_now"), sends=bindparam("b_sends"))
-_HELD = core_select(_LEASE.c.holder).where(
-    _LEASE.c.platform == bindparam("b_platform"), _LEASE.c.holder != "",
-    _LEASE.c.holder != bindparam("b_holder")).distinct()
-_FREE_HOLDER = update(_LEASE).where(
-    _LEASE.c.platform == bindparam("b_platform"),
-    _LEASE.c.holder.in_(bindparam("b_holders", expanding=True))).values(holder="")
 _MARK = update(OUTBOX).where(OUTBOX.c.id.in_(bindparam("b_ids", expanding=True)),
                               OUTBOX.c.claimed_by.is_(None)).values(
     claimed_by=bindparam("b_holder"))
@@ -154,32 +105,10 @@ _ATTEMPTS = core_select(OUTBOX.c.id, OUTBOX.c.attempts).where(
 _FAILED = update(OUTBOX).where(OUTBOX.c.id == bindparam("b_row_id")).values(
     attempts=bindparam("b_attempts"), error=bindparam("b_error"), status=bindparam("b_status"),
     not_before=bindparam("b_not_before"))
-_READ_WINDOW = core_select(_WINDOW.c.sends).where(
-    _WINDOW.c.platform == bindparam("b_platform")).with_for_update()
-_WRITE_WINDOW = update(_WINDOW).where(_WINDOW.c.platform == bindparam("b_platform")).values(
+_READ_WINDOW = core_select(WINDOW.c.sends).where(
+    WINDOW.c.platform == bindparam("b_platform")).with_for_update()
+_WRITE_WINDOW = update(WINDOW).where(WINDOW.c.platform == bindparam("b_platform")).values(
     sends=bindparam("b_sends"))
-_INSERTS: dict[tuple[str, str], Any] = {}
-
-
-def _insert(dialect: str, what: str) -> Any:
-    """New lease rows for chats with due rows, and the send window row (once)."""
-    stmt = _INSERTS.get((dialect, what))
-    if stmt is None:
-        ins = sqlite_insert if dialect == "sqlite" else pg_insert
-        if what == "leases":
-            sub = _pending_chats().distinct().subquery()
-            stmt = ins(_LEASE).from_select(
-                ["platform", "chat_external_id", "holder", "expires_at"],
-                core_select(bindparam("b_platform"), sub.c.chat_external_id, bindparam("b_free"),
-                            bindparam("b_epoch"))
-                .where(sub.c.chat_external_id.is_not(None)))  # (SQLite: SELECT … WHERE …
-            stmt = stmt.on_conflict_do_nothing(  # … ON CONFLICT parses only with a WHERE)
-                index_elements=["platform", "chat_external_id"])
-        else:
-            stmt = ins(_WINDOW).values(platform=bindparam("b_platform"), sends=[]) \
-                .on_conflict_do_nothing(index_elements=["platform"])
-        _INSERTS[(dialect, what)] = stmt
-    return stmt
 
 
 class ClaimingOutbox:
@@ -201,10 +130,10 @@ class ClaimingOutbox:
         holders whose leases were freed."""
         with self.store.write_lock, self.engine.begin() as conn:
             held = [r.holder for r in conn.execute(
-                _HELD, {"b_platform": self.platform, "b_holder": self.holder})
-                if _dead_on_this_host(r.holder, self.holder)]
+                HELD, {"b_platform": self.platform, "b_holder": self.holder})
+                if dead_on_this_host(r.holder, self.holder)]
             if held:
-                conn.execute(_FREE_HOLDER, {"b_platform": self.platform, "b_holders": held})
+                conn.execute(FREE_HOLDER, {"b_platform": self.platform, "b_holders": held})
         self._orphans_freed = True
         return held
 
@@ -218,15 +147,13 @@ class ClaimingOutbox:
         with self.store.write_lock, self.engine.begin() as conn:
             dialect = conn.dialect.name
             if not self._window_ready:
-                conn.execute(_insert(dialect, "window"), {"b_platform": self.platform})
+                conn.execute(insert(dialect, "window"), {"b_platform": self.platform})
                 self._window_ready = True
-            conn.execute(_insert(dialect, "leases"), {
-                "b_platform": self.platform, "b_now": now_dt,
-                "b_free": "", "b_epoch": _EPOCH})
-            until = now_dt + timedelta(seconds=LEASE_SECONDS)
-            leased = conn.execute(_TAKE, {"b_platform": self.platform, "b_holder": self.holder,
-                                          "b_now": now_dt, "b_chats": CHATS_PER_PASS,
-                                          "b_until": until}).all()
+            conn.execute(insert(dialect, "leases"), {"b_platform": self.platform,
+                                                     "b_now": now_dt})
+            leased = conn.execute(TAKE, {"b_platform": self.platform, "b_holder": self.holder,
+                                         "b_now": now_dt, "b_chats": CHATS_PER_PASS,
+                                         "b_lease": LEASE_SECONDS}).all()
             if not leased:
                 return Claim([], [], wait=1.0, until=started + SEND_WINDOW)
             recent = {r.chat_external_id: [s for s in (r.sends or []) if s > now - 60]
@@ -333,43 +260,65 @@ class ClaimingOutbox:
                         "b_not_before": now_dt + timedelta(seconds=after)})
         return out
 
-    def finish(self, claim: Claim,
-               outcomes: list[tuple[Item, str | None, Exception | None]],
-               calls: dict[str, list[float]] | None = None) -> None:
-        """Record a pass's outcomes and give its leases back, in one transaction. ``calls``:
-        when (epoch seconds) each chat's platform calls of the pass went out; they replace the
-        places the claim held in the limits. (Without it, the claim's times stay.)"""
+    def record(self, claim: Claim, outcomes: list[Outcome],
+               calls: dict[str, list[float]] | None = None, chats: list[str] | None = None,
+               window: bool = False) -> list[str]:
+        """Record the outcomes of some of a pass's chats (``chats``: by default those of the
+        outcomes) and give those chats back, in one transaction. Fenced: each chat is given
+        back first, by this holder only (the lease row stays locked until the commit), and only
+        the outcomes of the chats it gave back are recorded; a chat whose lease was lost (it
+        expired and another process took it) is left as the new holder finds it. ``calls``:
+        when (epoch seconds) each chat's platform calls went out (the chat's sends in the
+        limits; without it the claim's times stay). ``window``: the pass's places in the
+        bot-wide window become its calls' times (the pass's last record). Returns the chats
+        given back."""
+        if chats is None:
+            chats = list(dict.fromkeys(item.chat for item, _, _ in outcomes))
+        window = window and calls is not None and claim.sends > 0
+        if not chats and not window:
+            return []
         now_dt = self.store.clock()
         with self.store.write_lock, self.engine.begin() as conn:
-            upsert = slot_upsert(conn.dialect.name)
-            sent, slots, failed = [], [], []
-            acted = []
-            for item, message_id, error in outcomes:
-                if item.action and not isinstance(error, Retry):
-                    acted.append((item, error))
-                if error is None:
-                    sent.append({"b_row_id": item.id, "b_sent_at": now_dt,
-                                 "b_message_id": message_id})
-                    if item.slot and message_id is not None and not item.action:
-                        slots.append(slot_row(self.platform, item, message_id, now_dt))
-                else:
-                    failed.append((item, error))
-            if sent:
-                conn.execute(_SENT, sent)
-            if slots:
-                conn.execute(upsert, slots)
-            for item, error in acted:  # (after the slots: a view of the pass came first)
-                slot_effects(conn, self.platform, item, error)
-            if failed:
-                conn.execute(_FAILED, self._failures(conn, failed, now_dt))
-            if claim.chats:  # given back, with the chats' sends (the calls' times if known)
-                conn.execute(_RELEASE, [{
-                    "b_platform": self.platform, "b_holder": self.holder, "b_chat": chat,
-                    "b_now": now_dt,
-                    "b_sends": claim.recent.get(chat, []) + calls.get(chat, [])
-                    if calls is not None else claim.claimed.get(chat, [])}
-                    for chat in claim.chats])
+            held = {chat for chat in chats if conn.execute(GIVE_BACK, {
+                "b_platform": self.platform, "b_holder": self.holder, "b_chat": chat,
+                "b_sends": claim.recent.get(chat, []) + calls.get(chat, [])
+                if calls is not None else claim.claimed.get(chat, [])}).first()}
+            self._outcomes(conn, [o for o in outcomes if o[0].chat in held], now_dt)
             # the bot-wide window last: lease rows before the window row, in the order a
             # claim locks them (two processes locking them the other way round deadlock)
-            if calls is not None and claim.sends:
+            if window and calls is not None:
                 self._record_calls(conn, claim, calls, now_dt.timestamp())
+        claim.recorded.update(chats)
+        return sorted(held)
+
+    def _outcomes(self, conn: Any, outcomes: list[Outcome], now_dt: datetime) -> None:
+        """Sent rows with their message id, the slots' messages, retries with their backoff."""
+        sent, slots, failed = [], [], []
+        acted = []
+        for item, message_id, error in outcomes:
+            if item.action and not isinstance(error, Retry):
+                acted.append((item, error))
+            if error is None:
+                sent.append({"b_row_id": item.id, "b_sent_at": now_dt,
+                             "b_message_id": message_id})
+                if item.slot and message_id is not None and not item.action:
+                    slots.append(slot_row(self.platform, item, message_id, now_dt))
+            else:
+                failed.append((item, error))
+        if sent:
+            conn.execute(_SENT, sent)
+        if slots:
+            conn.execute(slot_upsert(conn.dialect.name), slots)
+        for item, error in acted:  # (after the slots: a view of the pass came first)
+            slot_effects(conn, self.platform, item, error)
+        if failed:
+            conn.execute(_FAILED, self._failures(conn, failed, now_dt))
+
+    def finish(self, claim: Claim, outcomes: list[Outcome],
+               calls: dict[str, list[float]] | None = None) -> list[str]:
+        """End a pass: record the outcomes of the chats not recorded yet and give them (and the
+        chats it leased but had nothing to send for) back, with the bot-wide window, in one
+        transaction (``record``). Returns the chats given back."""
+        chats = [chat for chat in claim.chats if chat not in claim.recorded]
+        return self.record(claim, [o for o in outcomes if o[0].chat in chats], calls, chats,
+                           window=True)

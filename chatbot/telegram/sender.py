@@ -34,6 +34,7 @@ from ..delivery import (
     Item,
     MessageGone,
     OutboxStore,
+    Outcome,
     Permanent,
     Retry,
     SlotMessages,
@@ -179,16 +180,21 @@ class OutboxSender:
     """An asyncio task that delivers the outbox whenever woken, and at least every second.
 
     Each pass claims the chats it delivers (``ClaimingOutbox``: other processes sharing the
-    database skip them), serves the chats concurrently (each chat's items in order), then
-    records the outcomes and gives the chats back in one transaction. Woken, it waits
-    ``gather`` seconds more so that the views of inputs arriving together go out in one pass
-    (one pass per input cost more than the sending itself)."""
+    database skip them) and serves the chats concurrently (each chat's items in order). A chat
+    served is recorded and given back within ``record_gather`` seconds, in a small transaction
+    with the chats served meanwhile (or while the previous one committed): a process killed
+    mid-pass sends again only what it had under way (and what was answered in those last
+    milliseconds). The pass's last chats are recorded with the bot-wide window
+    (``ClaimingOutbox.finish``): chats served together cost one transaction, as before. Woken,
+    it waits ``gather`` seconds more so that the views of inputs arriving together go out in
+    one pass (one pass per input cost more than the sending itself)."""
 
     def __init__(self, store: OutboxStore, transport: TelegramTransport,
                  limits: Limits | None = None,
                  run: Callable[..., Any] | None = None, gather: float = 0.005,
-                 holder: str | None = None) -> None:
+                 holder: str | None = None, record_gather: float = 0.005) -> None:
         self.store, self.transport = store, transport
+        self.record_gather = record_gather  # a chat served waits that long for others
         self.run = run or asyncio.to_thread  # how database calls leave the event loop
         self.outbox = ClaimingOutbox(store, limits or Limits(), holder)
         self.worker = Worker("outbox-sender", self.pass_once, log, what="outbox pass",
@@ -211,38 +217,64 @@ class OutboxSender:
         for item in claim.items:
             by_chat.setdefault(item.chat, []).append(item)
         waits: list[float] = []
-        outcomes: list[tuple[Item, str | None, Exception | None]] = []
+        outcomes: list[Outcome] = []
         calls: dict[str, list[float]] = {}
         shown = SlotMessages()
+        served: list[tuple[str, list[Outcome]]] = []  # chats waiting to be recorded
+        recording = asyncio.Lock()
+        unserved = len(by_chat)
 
-        async def serve(chat_items: list[Item]) -> None:
+        async def record(chat: str, done: list[Outcome]) -> None:
+            """The chat's outcomes recorded, with those of the chats served within
+            ``record_gather`` seconds or while the previous record committed (if by then every
+            chat is served, ``finish`` records them all in one transaction)."""
+            served.append((chat, done))
+            async with recording:
+                if served and unserved and self.record_gather > 0:
+                    await asyncio.sleep(self.record_gather)
+                if not unserved:
+                    return
+                batch = served[:]
+                served.clear()
+                if batch:
+                    await self.run(self.outbox.record, claim, [o for _, d in batch for o in d],
+                                   calls, [c for c, _ in batch])
+
+        async def serve(chat: str, chat_items: list[Item]) -> None:
+            nonlocal unserved
+            done: list[Outcome] = []
             for item in chat_items:
                 shown.before(item)
                 if item.plan == "keep":
-                    outcomes.append((item, item.message_id, None))
+                    done.append((item, item.message_id, None))
+                    outcomes.append(done[-1])
                     metrics.observe_delivery(self.store.platform, "kept")
                     continue
                 if time.monotonic() > claim.until:  # the lease runs out soon: next pass
                     waits.append(0.0)
-                    return
+                    break
                 message_id, error = await deliver_async(item, self.transport)
                 shown.after(item, message_id, error)
                 calls.setdefault(item.chat, []).append(time.time())  # (the limits count it)
-                outcomes.append((item, message_id, error))
+                done.append((item, message_id, error))
+                outcomes.append(done[-1])  # (``finish`` records it if the pass is cancelled)
                 metrics.observe_delivery(self.store.platform, "sent" if error is None else
                                          "retry" if isinstance(error, Retry) else "failed")
                 if isinstance(error, Retry):
                     waits.append(error.after)
                     log.info("outbox %s to %s: %s", item.id, item.chat, error)
-                    return
+                    break
+            unserved -= 1
+            if unserved:  # (the last is recorded by ``finish``, with the window)
+                await record(chat, done)
 
         try:
-            results = await asyncio.gather(*(serve(v) for v in by_chat.values()),
+            results = await asyncio.gather(*(serve(c, v) for c, v in by_chat.items()),
                                            return_exceptions=True)
             for result in results:
                 if isinstance(result, BaseException):
                     log.error("outbox delivery failed", exc_info=result)
-        finally:  # record what went out and give the chats back (also when cancelled)
+        finally:  # record the rest and give the chats back (also when cancelled)
             await self.run(self.outbox.finish, claim, outcomes, calls)
         if len(claim.chats) >= CHATS_PER_PASS:
             return 0.0

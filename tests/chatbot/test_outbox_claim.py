@@ -11,19 +11,28 @@ import subprocess
 import sys
 import threading
 from collections import defaultdict
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
+from sqlalchemy import select as core_select
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from chatbot.delivery import LEASE_SECONDS, Claim, ClaimingOutbox, OutboxStore, Retry, plan
+from chatbot.delivery.leases import db_time
 from chatbot.telegram.limits import Limits
-from storage.db import make_engine, transaction
+from storage.db import aware, make_engine, transaction
 from storage.models import Outbox, OutboxLease
 from tests.conftest import FakeClock, engine_url
 
 FREE = Limits(per_chat_interval=0.0, group_per_minute=10**6, global_per_second=10**6)
+
+
+def db_now(engine: Engine) -> datetime:
+    """The database's time now."""
+    with engine.connect() as conn:
+        value = conn.execute(core_select(db_time())).scalar_one()
+    return aware(value)
 
 
 def put(engine: Engine, clock: FakeClock, chat: str, texts: list[str],
@@ -51,6 +60,15 @@ def sent_all(claimer: ClaimingOutbox, claim: Claim) -> None:
     claimer.finish(claim, [(item, f"m{item.id}", None) for item in claim.items], calls)
 
 
+def leases_age(engine: Engine, seconds: float) -> None:
+    """The database's clock moves on by ``seconds`` as the leases see it (their expiries are
+    its times, not a process's: moved back instead)."""
+    with transaction(engine) as session:
+        for lease in session.exec(select(OutboxLease)).all():
+            lease.expires_at = lease.expires_at - timedelta(seconds=seconds)
+            session.add(lease)
+
+
 def status(engine: Engine) -> dict[int, tuple[str, str | None, str | None]]:
     with Session(engine) as session:
         return {r.id: (r.status, r.claimed_by, r.message_id)
@@ -76,9 +94,9 @@ def test_a_dead_process_loses_its_lease_after_the_expiry(db_engine, clock):
     dead, alive = process(db_engine, clock, name="dead"), process(db_engine, clock, name="alive")
     (row,) = put(db_engine, clock, "7", ["hello once"])
     assert [i.id for i in dead.claim().items] == [row]  # ... and the process dies here
-    clock.advance(LEASE_SECONDS - 1)
+    leases_age(db_engine, LEASE_SECONDS - 1)
     assert alive.claim().items == []
-    clock.advance(2)
+    leases_age(db_engine, 2)
     taken = alive.claim()
     assert [i.id for i in taken.items] == [row]
     sent_all(alive, taken)
@@ -207,14 +225,18 @@ def test_a_pass_holds_its_places_in_the_window_until_it_finishes(db_engine, cloc
 
 
 def test_a_lease_is_renewed_only_by_its_holder(db_engine, clock):
+    """... until the database's now + ``LEASE_SECONDS`` (the process's clock plays no part:
+    this one is years ahead)."""
     a = process(db_engine, clock, name="a")
     put(db_engine, clock, "3", ["x"])
+    before = db_now(db_engine)
     a.claim()
+    after = db_now(db_engine)
     with Session(db_engine) as session:
         lease = session.get(OutboxLease, ("telegram", "3"))
         assert lease is not None and lease.holder == "a"
-        assert lease.expires_at.replace(tzinfo=clock().tzinfo) == \
-            clock() + timedelta(seconds=LEASE_SECONDS)
+        lease_time = timedelta(seconds=LEASE_SECONDS)
+        assert before + lease_time <= aware(lease.expires_at) <= after + lease_time
 
 
 def _dead_pid() -> int:
@@ -250,5 +272,5 @@ def test_leases_of_living_or_remote_processes_are_not_taken_early(db_engine, clo
     assert remote.claim().items
     other = process(db_engine, clock)
     assert other.free_orphans() == [] and other.claim().items == []
-    clock.advance(LEASE_SECONDS + 1)
+    leases_age(db_engine, LEASE_SECONDS + 1)
     assert sorted(other.claim().chats) == ["1", "2"]

@@ -162,9 +162,29 @@ class _Control:
         with self._cond:
             self._forbidden.pop(int(chat_id), None)
 
-    def set_latency(self, seconds: float) -> None:
-        """Delay every Bot API call by ``seconds`` (simulated network latency)."""
-        self.latency = float(seconds)
+    def set_latency(self, seconds: float, chat_id: int | None = None) -> None:
+        """Delay every Bot API call by ``seconds`` (simulated network latency); with
+        ``chat_id``, only the calls naming that chat (over the latency of all calls)."""
+        with self._cond:
+            if chat_id is None:
+                self.latency = float(seconds)
+            elif seconds > 0:
+                self._chat_latency[int(chat_id)] = float(seconds)
+            else:
+                self._chat_latency.pop(int(chat_id), None)
+
+    def delayed(self) -> list[dict]:
+        """The calls received and held by a latency now (not answered yet, not recorded):
+        method, params and when they came."""
+        with self._cond:
+            return [dict(c) for c in self._delayed.values()]
+
+    def _latency_of(self, params: dict) -> float:
+        chat = params.get("chat_id")
+        if self._chat_latency and isinstance(chat, (int, str)) \
+                and str(chat).lstrip("-").isdigit():
+            return self._chat_latency.get(int(chat), self.latency)
+        return self.latency
 
     def webhook_targets(self, urls: list[str] | None) -> None:
         """Deliver the registered webhook's updates round robin to ``urls`` instead of to the
@@ -299,7 +319,7 @@ class _Control:
             self.unforbid(int(data["chat_id"]))
             return True
         if name == "latency":
-            self.set_latency(float(data.get("seconds", 0)))
+            self.set_latency(float(data.get("seconds", 0)), arg("chat_id", conv=int))
             return True
         if name == "reset":
             self.reset()

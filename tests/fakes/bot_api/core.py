@@ -80,6 +80,7 @@ class FakeBotApi(_Objects, _BotMethods, _WebhookDelivery, _UpdateControl, _Contr
         self._server: _Server | _AioServer | None = None
         self._thread: threading.Thread | None = None
         self._webhook_threads: list[threading.Thread] = []
+        self._delayed: dict[object, dict] = {}  # calls sleeping in their latency now
         self._reset_state()
 
     def _reset_state(self) -> None:
@@ -90,6 +91,7 @@ class FakeBotApi(_Objects, _BotMethods, _WebhookDelivery, _UpdateControl, _Contr
         self._next_msg_id: dict[int, int] = {}
         self._fail_rules: list[_FailRule] = []
         self._commands: dict[tuple[str, str], list] = {}
+        self._chat_latency: dict[int, float] = {}  # chat id -> seconds (``set_latency``)
         self._webhook: dict[str, Any] = {}
         self._webhook_deliveries: list[dict] = []
         self._webhook_targets: list[str] | None = None
@@ -195,9 +197,19 @@ class FakeBotApi(_Objects, _BotMethods, _WebhookDelivery, _UpdateControl, _Contr
         """Execute a Bot API method directly (no HTTP); returns (http_status, response body).
         The call is recorded like an HTTP call."""
         params = dict(params or {})
-        if self.latency > 0:
-            time.sleep(self.latency)
+        received = time.time()
+        latency = self._latency_of(params)
         canonical = _METHOD_NAMES.get(method.lower(), method)
+        if latency > 0:
+            key = object()
+            with self._cond:
+                self._delayed[key] = {"method": canonical, "params": params,
+                                      "received": received}
+            try:
+                time.sleep(latency)
+            finally:
+                with self._cond:
+                    self._delayed.pop(key, None)
         with self._cond:
             status, body = self._execute(canonical, params, token)
             empty_poll = canonical == "getUpdates" and status == 200 and not body["result"]
@@ -207,6 +219,7 @@ class FakeBotApi(_Objects, _BotMethods, _WebhookDelivery, _UpdateControl, _Contr
                     {
                         "seq": self._seq,
                         "time": time.time(),
+                        "received": received,  # (before the latency)
                         "method": canonical,
                         "params": params,
                         "encoding": encoding,

@@ -144,8 +144,8 @@ class RemoteFakeBotApi(_WaitMixin):
     def unforbid(self, chat_id: int) -> None:
         self._req("unforbid", body={"chat_id": chat_id})
 
-    def set_latency(self, seconds: float) -> None:
-        self._req("latency", body={"seconds": seconds})
+    def set_latency(self, seconds: float, chat_id: int | None = None) -> None:
+        self._req("latency", body={"seconds": seconds, "chat_id": chat_id})
 
     def reset(self) -> None:
         self._req("reset", body={})

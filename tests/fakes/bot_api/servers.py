@@ -100,7 +100,8 @@ class _AioServer:
         path = request.path
         args = (path, request.query_string, request.headers.get("Content-Type", ""), body)
         try:
-            if self.fake.latency > 0 or path.lower().endswith("/getupdates"):
+            if self.fake.latency > 0 or self.fake._chat_latency or \
+                    path.lower().endswith("/getupdates"):
                 status, payload = await self.loop.run_in_executor(
                     self._workers, lambda: self.fake._handle_http(*args))
             else:
