@@ -14,6 +14,7 @@ from chatbot import views
 from chatbot.delivery import OutboxStore
 from chatbot.i18n import tr
 from chatbot.matrix.inputs import InputsMixin
+from chatbot.matrix.records import MatrixStore
 from chatbot.matrix.render import (
     Intent,
     bang,
@@ -26,7 +27,6 @@ from chatbot.matrix.render import (
     reaction_for,
     render,
 )
-from chatbot.matrix.records import MatrixStore
 from storage.models import GameTable, MessageSlot, Outbox, Seat
 
 NOW = datetime(2020, 1, 7, 12, 0, tzinfo=UTC)

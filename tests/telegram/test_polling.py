@@ -19,9 +19,9 @@ from chatbot.runtime import config
 from chatbot.runtime.wiring import build_service
 from chatbot.telegram import polling
 from chatbot.telegram.app import TelegramBot
-from chatbot.telegram.runner import api_base, build
 from chatbot.telegram.polling import ConfirmingBot, ConfirmingUpdateProcessor
 from chatbot.telegram.request import AiohttpRequest
+from chatbot.telegram.runner import api_base, build
 from tests.fakes.telegram_api import FakeBotApi
 
 from .harness import TOKEN
