@@ -57,7 +57,8 @@ from .timers import Deadlines
 log = logging.getLogger(__name__)
 SWEEP_SECONDS = 2.0
 SYNC_TIMEOUT_MS = 30_000
-UNDECRYPTED_KEEP_SECONDS = 60.0
+UNDECRYPTED_KEEP_SECONDS = 60.0  # how long an event that cannot be decrypted is retried
+UNDECRYPTED_TELL_SECONDS = 600.0  # at most one "could not decrypt" notice per room this often
 _CARD = re.compile(r"(?<![0-9A-Za-z])(10|[2-9JQKA])[♣♠♥♦]")
 
 
@@ -92,6 +93,7 @@ class MatrixBot(LoginMixin, InputsMixin, RoomsMixin, ProfileMixin):
         self.loop: asyncio.AbstractEventLoop | None = None
         self.first_start_ms = 0
         self.undecrypted: list[_Undecrypted] = []
+        self.undecrypted_told: dict[str, float] = {}  # room → when it was told (monotonic)
         self._stop = asyncio.Event()
         service.listeners.append(self._on_commit)
 
@@ -353,10 +355,14 @@ class MatrixBot(LoginMixin, InputsMixin, RoomsMixin, ProfileMixin):
             return True
         return False
 
-    async def _retry_undecrypted(self) -> None:
+    async def _retry_undecrypted(self, now: float | None = None) -> None:
+        """Try the events that could not be decrypted again; after a minute give up on them,
+        and tell each room so once (``now``: monotonic time, the present unless given)."""
         if not self.undecrypted or self.client is None:
             return
+        now = time.monotonic() if now is None else now
         keep: list[_Undecrypted] = []
+        given_up: dict[str, str] = {}  # room → a sender of an event given up there
         for item in self.undecrypted:
             try:
                 event = self.client.decrypt_event(item.event)
@@ -367,12 +373,18 @@ class MatrixBot(LoginMixin, InputsMixin, RoomsMixin, ProfileMixin):
                 log.info("event %s decrypted late", item.event.event_id)
                 if await self._on_event(item.room_id, event):
                     await self._receipt(item.room_id, event.event_id)
-            elif time.monotonic() - item.since < UNDECRYPTED_KEEP_SECONDS:
+            elif now - item.since < UNDECRYPTED_KEEP_SECONDS:
                 keep.append(item)
             else:
                 log.warning("event %s in %s: gave up decrypting", item.event.event_id,
                             item.room_id)
-                chat_ref, _user = await self._refs(item.room_id, item.event.sender)
-                await self._say(chat_ref, tr(await self._lang(item.room_id),
-                                             "mx.undecryptable"))
+                given_up.setdefault(item.room_id, item.event.sender)
         self.undecrypted = keep
+        self.undecrypted_told = {room: at for room, at in self.undecrypted_told.items()
+                                 if now - at < UNDECRYPTED_TELL_SECONDS}
+        for room_id, sender in given_up.items():
+            if room_id in self.undecrypted_told:
+                continue  # (told a moment ago: "some of your messages" covers these)
+            self.undecrypted_told[room_id] = now
+            chat_ref, _user = await self._refs(room_id, sender)
+            await self._say(chat_ref, tr(await self._lang(room_id), "mx.undecryptable"))

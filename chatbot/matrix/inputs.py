@@ -7,11 +7,12 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import html
+import logging
 import re
 from typing import Any
 from urllib.parse import unquote
 
-from nio import ReactionEvent, RoomMessageText
+from nio import ReactionEvent, RoomGetEventResponse, RoomMessageText
 from sqlmodel import Session, select
 
 from storage.models import ProcessedUpdate
@@ -41,6 +42,7 @@ _CARD = re.compile(r"(?<![0-9A-Za-z])(10|[2-9JQKA])[♣♠♥♦]")
 _PILL = re.compile(r"""<a\s[^>]*href=["']https://matrix\.to/#/([^"'>]+)["'][^>]*>(.*?)</a>""",
                    re.IGNORECASE | re.DOTALL)
 _TAG = re.compile(r"<[^>]*>")
+log = logging.getLogger(__name__)
 
 
 class InputsMixin:
@@ -58,7 +60,9 @@ class InputsMixin:
         """An edited message (``m.replace``, e.g. "13" made "3"): its new form is read as an
         input of its own, unless the message was applied already (as a choice, a move or a
         command) - under the original's id, so that an input and its edits count once. A
-        number picks from the choice list that is live now; new chatter gets no answer."""
+        number picks from the choice list that is live now; new chatter gets no answer. Only
+        the original's sender may edit it (the spec's rule: anyone else's ``m.replace`` is
+        ignored), so the original's id names one person's input."""
         content = event.source.get("content") or {}
         relates = content.get("m.relates_to") or {}
         original = relates.get("event_id")
@@ -66,9 +70,24 @@ class InputsMixin:
         if not isinstance(original, str) or not original or not isinstance(new, dict) \
                 or new.get("msgtype", "m.text") != "m.text":
             return
+        author = await self._sender_of(room_id, original)
+        if author != event.sender:
+            log.info("edit %s of %s by %s ignored: the message is %s's", event.event_id,
+                     original, event.sender, author)
+            return
         if await asyncio.to_thread(self._applied, original):
             return
         await self._read(room_id, event.sender, original, new, edit=True)
+
+    async def _sender_of(self, room_id: str, event_id: str) -> str | None:
+        """Who sent an event of the room (asked of the homeserver), ``None`` if unknown."""
+        if self.client is None:
+            return None
+        resp = await self.client.room_get_event(room_id, event_id)
+        if not isinstance(resp, RoomGetEventResponse):
+            return None
+        sender = getattr(resp.event, "sender", None)
+        return sender if isinstance(sender, str) else None
 
     def _applied(self, key: str) -> bool:
         """Whether an input with this key changed something (the service records the keys

@@ -74,7 +74,8 @@ register({
     "mx.cpu_opponents": NN_("{n} CPU opponent", "{n} CPU opponents"),
     "mx.dm_failed": N_(
         "I could not send {name} a direct message – please invite me to a direct chat."),
-    "mx.undecryptable": N_("I could not decrypt your message – please send it again."),
+    "mx.undecryptable": N_(
+        "I could not decrypt some of your messages – please send them again."),
 })
 
 _SLASH = re.compile(

@@ -13,6 +13,7 @@ from nio import (
     DirectRoomsResponse,
     InviteMemberEvent,
     JoinError,
+    MatrixRoom,
     RoomCreateResponse,
     RoomMemberEvent,
     RoomPreset,
@@ -188,13 +189,14 @@ class RoomsMixin:
         known = await asyncio.to_thread(self.service.chat_info, PLATFORM, room_id)
         if known is not None:
             kind = known[0]
-            if kind == "private" and self._members(room_id) > 2:
-                kind = "group"  # a third person came in (see ``_on_member``)
+            if kind == "private" and (self._members(room_id) > 2 or _open(room)):
+                kind = "group"  # a third person came in (``_on_member``), or anyone may
         else:
             direct = await asyncio.to_thread(self.store.get, "direct", room_id) == "1"
             members = room.member_count if room is not None else 0
             named = room is not None and room.is_named
-            kind = "private" if members == 2 and (direct or not named) else "group"
+            kind = "private" if members == 2 and not _open(room) and (direct or not named) \
+                else "group"
         title = (room.name or room.canonical_alias) if room is not None and kind == "group" \
             else None
         name = (room.user_name(user_id) if room is not None else None) or localpart(user_id)
@@ -206,3 +208,7 @@ class RoomsMixin:
                 UserRef(user_id, name[:64], None, None, admin))
 
 
+def _open(room: MatrixRoom | None) -> bool:
+    """Whether others may come into a room without an invitation (its ``m.room.join_rules``
+    is public, knock, restricted …): such a room is no direct chat, even with two members."""
+    return room is not None and room.join_rule not in ("invite", "private")

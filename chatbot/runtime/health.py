@@ -18,8 +18,10 @@ outbox gauges refreshed first (one query, on a worker thread).
   last ``getUpdates`` answered less than ``max_poll_age`` seconds ago.
 
 The database work runs on two threads of the server's own, not on asyncio's default
-executor: a database that hangs then ties up those two threads only, and while one check is
-still waiting the next one fails at once instead of queueing behind it.
+executor: a database that hangs then ties up those two threads only. Probes that arrive while
+a ``SELECT 1`` is under way share it (they wait for the same answer, up to ``DB_TIMEOUT`` from
+when it started) instead of starting their own or failing; once that check has waited
+``DB_TIMEOUT`` every probe fails at once instead of queueing behind it.
 """
 
 from __future__ import annotations
@@ -30,7 +32,6 @@ import concurrent.futures
 import contextlib
 import logging
 import os
-import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -123,7 +124,8 @@ class _Server:
         self.probe = LagProbe()
         self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=2,
                                                           thread_name_prefix="health")
-        self.db_check: asyncio.Future[Any] | None = None  # a SELECT 1 under way
+        self.db_check: asyncio.Future[Any] | None = None  # the last SELECT 1 started
+        self.db_started = 0.0  # when (loop time) it started
 
     async def lifetime(self, app: web.Application) -> AsyncIterator[None]:
         """The probe runs while the server does (aiohttp's ``cleanup_ctx``)."""
@@ -157,17 +159,22 @@ class _Server:
         return web.Response(body=body, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
     async def database(self) -> dict[str, Any]:
-        if self.db_check is not None and not self.db_check.done():
-            return {"ok": False, "reason": "the previous check still waits for the database"}
-        started = time.perf_counter()
-        self.db_check = asyncio.get_running_loop().run_in_executor(self.pool, self._select_one)
+        """``SELECT 1`` answers within ``DB_TIMEOUT``; a check under way is shared."""
+        loop = asyncio.get_running_loop()
+        if self.db_check is None or self.db_check.done():
+            self.db_started = loop.time()
+            self.db_check = loop.run_in_executor(self.pool, self._select_one)
+        check, started = self.db_check, self.db_started
+        left = started + DB_TIMEOUT - loop.time()
         try:
-            await asyncio.wait_for(asyncio.shield(self.db_check), DB_TIMEOUT)
+            if left <= 0:
+                raise TimeoutError
+            await asyncio.wait_for(asyncio.shield(check), left)
         except (TimeoutError, asyncio.TimeoutError):  # noqa: UP041 (the same from 3.11 on)
             return {"ok": False, "reason": f"no answer in {DB_TIMEOUT:g} s"}
         except Exception as exc:
             return {"ok": False, "reason": f"{type(exc).__name__}: {exc}"[:300]}
-        return {"ok": True, "seconds": round(time.perf_counter() - started, 4)}
+        return {"ok": True, "seconds": round(loop.time() - started, 4)}
 
     def loop(self) -> dict[str, Any]:
         lag = self.probe.current(asyncio.get_running_loop().time())

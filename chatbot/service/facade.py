@@ -200,7 +200,8 @@ class Service:
     def chat_no_longer_private(self, platform: str, chat_external_id: str) -> list[str]:
         """A direct chat gained more people (a Matrix direct room a third member joined): it
         is a group from now on. Private views stop going there and a private game in it is
-        closed (its view keeps no hand). Returns the external ids of the people whose private
+        closed (its view keeps no hand); the private views queued for it and not yet sent
+        are dropped. Returns the external ids of the people whose private
         chat it was (the adapter opens a new direct chat for them)."""
         with self.tx.tx() as session:
             chat = session.exec(select(Chat).where(
@@ -210,6 +211,7 @@ class Service:
             chat.kind = "group"
             ctx = Ctx(session, platform, outgoing.language_of(chat, self.settings),
                       self.clock(), self.settings, self.decisions)
+            outgoing.withdraw_private_views(ctx, chat)  # (a hand queued for one is not sent)
             people = []
             for player in session.exec(select(Player).where(
                     Player.platform == platform,

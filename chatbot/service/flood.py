@@ -32,6 +32,7 @@ class Flood:
         self.clock = clock
         self._recent: dict[tuple[str, ...], float] = {}  # last time of a command
         self._quiet: dict[tuple[str, str], float] = {}  # warned people, until when
+        self._pruned = clock()  # when the expired entries of ``_quiet`` were last dropped
         self._lock = threading.Lock()
 
     def check(self, platform: str, user: str, command: tuple[str, ...] | None = None) -> Verdict:
@@ -39,6 +40,9 @@ class Flood:
         now = self.clock()
         who = (platform, user)
         with self._lock:
+            if now - self._pruned >= QUIET_SECONDS:  # (people who did not come back)
+                self._quiet = {k: t for k, t in self._quiet.items() if now < t}
+                self._pruned = now
             until = self._quiet.get(who)
             if until is not None:
                 if now < until:

@@ -164,10 +164,13 @@ def cards(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: U
 
 def back(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
          code: str) -> Outcome:
-    """"I'm back": the away mark goes, the person plays their own turns again."""
+    """"I'm back": the away mark goes, the person plays their own turns again. On a table
+    that is over (an old message's button) it changes and shows nothing."""
     seat = store.seat_of(seats, player)
     if seat is None:
         raise Refusal(tr(ctx.lang, "not_seated"))
+    if table.fsm_state in fsm.CLOSED:
+        raise Refusal(tr(ctx.lang, "table_over"))
     if not seat.away:
         return Outcome(tr(ctx.lang, "you_are_back"), table_id=table.id)
     seat.away, seat.timeouts = False, 0

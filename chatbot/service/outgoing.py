@@ -94,6 +94,23 @@ def act(ctx: Ctx, chat: Chat, table_id: int | None, slot: str, action: str) -> N
         "sent_at": None, "error": None, "action": action, "reply_to": None})
 
 
+def withdraw_private_views(ctx: Ctx, chat: Chat) -> None:
+    """A private chat that has become a group (a third person came into a Matrix direct
+    room): its views not delivered yet that show someone's hand are dropped - a group table's
+    private view (slot ``h<table>``) and the views of the chat's own private tables."""
+    pending = ctx.session.exec(select(Outbox).where(
+        Outbox.platform == chat.platform, Outbox.chat_external_id == chat.external_id,
+        Outbox.status == "pending", col(Outbox.action).is_(None))).all()
+    tables = {int(r.slot[1:]) for r in pending if r.slot and r.slot[0] == "t"
+              and r.slot[1:].isdigit()}
+    private = {f"t{t}" for t in ctx.session.exec(select(GameTable.id).where(
+        col(GameTable.id).in_(tables), col(GameTable.is_private).is_(True)))} if tables else set()
+    for row in pending:
+        if row.slot and (row.slot.startswith("h") or row.slot in private):
+            row.status = "dropped"
+            ctx.session.add(row)
+
+
 def reminder_slot(table: GameTable) -> str:
     return f"r{table.id}"
 

@@ -49,6 +49,23 @@ def test_over_the_rate_one_slow_down_then_quiet() -> None:
     assert flood.check("t", "alice") is Verdict.SLOW_DOWN  # still over the minute's rate
 
 
+def test_people_held_back_are_forgotten_once_their_quiet_is_over() -> None:
+    """Issue 38, item 13: a thousand people each warned once and never back: once their
+    quiet is over, the next input (anyone's) drops them; who is still quiet is kept."""
+    clock = Clock()
+    flood = Flood("1/minute", clock)
+    for i in range(1000):
+        assert flood.check("t", f"p{i}") is Verdict.OK
+        assert flood.check("t", f"p{i}") is Verdict.SLOW_DOWN
+    assert len(flood._quiet) == 1000
+    clock.now += QUIET_SECONDS + 0.1
+    assert flood.check("t", "late") is Verdict.OK
+    assert flood.check("t", "late") is Verdict.SLOW_DOWN
+    assert flood.check("t", "someone") is Verdict.OK
+    assert list(flood._quiet) == [("t", "late")]
+    assert flood.check("t", "late") is Verdict.IGNORE
+
+
 def _outbox(engine: Engine) -> int:
     with Session(engine) as session:
         return session.exec(select(func.count()).select_from(Outbox)).one()

@@ -9,8 +9,10 @@ server is served by ``tests/chatbot/health_serving.py``."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import shutil
 import socket
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -321,6 +323,24 @@ def test_healthz_fails_after_the_event_loop_was_blocked(sqlite_engine: Engine) -
         while (status := served.healthz()[0]) != 200 and time.monotonic() < deadline:
             time.sleep(0.2)
         assert status == 200
+
+
+def test_concurrent_probes_share_one_database_check(db_engine: Engine) -> None:
+    """Eight probes at once, again and again (as a load balancer and an orchestrator probe
+    together): every one answers 200, those that come while a ``SELECT 1`` is under way wait
+    for its answer instead of failing."""
+    health = Health(db_engine, platform())
+    with serving(health) as served, \
+            concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        def probe(gate: threading.Barrier) -> tuple[int, dict]:
+            gate.wait(30)
+            return served.healthz()
+
+        for _round in range(5):
+            gate = threading.Barrier(8)
+            answers = list(pool.map(probe, [gate] * 8))
+            failed = [body for status, body in answers if status != 200]
+            assert not failed, failed
 
 
 def test_lag_probe_counts_how_late_it_woke() -> None:

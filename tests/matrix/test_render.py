@@ -142,7 +142,8 @@ def test_a_mention_of_the_bot_addresses_it() -> None:
 
 
 class _Bot(InputsMixin):
-    """Only what ``_mentioned`` and ``_on_edit`` use: the bot's id, what was applied."""
+    """Only what ``_mentioned`` and ``_on_edit`` use: the bot's id, what was applied, who
+    sent the messages (Tina, but ``$annas``)."""
 
     def __init__(self, applied: set[str]) -> None:
         self.user_id = "@stammtisch:example.org"
@@ -151,6 +152,9 @@ class _Bot(InputsMixin):
 
     def _applied(self, key: str) -> bool:
         return key in self.applied
+
+    async def _sender_of(self, room_id: str, event_id: str) -> str | None:
+        return "@anna:x" if event_id == "$annas" else "@tina:x"
 
     async def _read(self, room_id: str, sender: str, key: str, content: dict[str, Any],
                     edit: bool = False) -> None:
@@ -187,6 +191,7 @@ def test_an_edit_is_read_anew_unless_the_message_was_applied() -> None:
 
     asyncio.run(bot._on_edit("!r", edit("$thirteen", "3")))  # "13" made "3": read anew
     asyncio.run(bot._on_edit("!r", edit("$applied", "4")))  # was applied: not again
+    asyncio.run(bot._on_edit("!r", edit("$annas", "2")))  # Anna's message: not Tina's to edit
     asyncio.run(bot._on_edit("!r", _Event("$x", {"body": "* 3", "m.relates_to": {
         "rel_type": "m.replace", "event_id": "$y"}})))  # (no new content)
     # under the original's id: the input and all its edits count once
