@@ -3,14 +3,16 @@ page receiving the new view (p50/p99), and what each connected page costs the se
 (memory, CPU) with many pages open.
 
     python bench/webapp_live.py [--db sqlite|postgresql] [--pages 1000] [--moves 200]
+                                [--per-table 5] [--idle 30]
 
 Latency: pages are open on the event stream (``/webapp/api/events``) while moves are pressed
 through ``Service.press``, as the chat's buttons are. On SQLite the server runs in this
 process (one process per database file); on PostgreSQL in a process of its own, so each move
 reaches it by NOTIFY/LISTEN — the path between several processes. Cost: a server process
-of its own, ``--pages`` streams opened from here; its resident memory and CPU time (from
-/proc) before, with the pages open and idle for a while, and (PostgreSQL) per move while
-they are open. Prints figures only.
+of its own, ``--pages`` streams opened from here, ``--per-table`` of them on each private
+table by its player (5 is the most one person may open); its resident memory and CPU time
+(from /proc) before, with the pages open and idle for a while, and (PostgreSQL) per move
+while they are open. Prints figures only.
 """
 
 from __future__ import annotations
@@ -196,10 +198,12 @@ async def latency(url: str, moves: int) -> list[float]:
     return samples
 
 
-async def cost(url: str, pages: int, idle: float, moves: int) -> dict[str, float]:
-    """What ``pages`` open pages cost a server process of its own."""
+async def cost(url: str, pages: int, idle: float, moves: int, per_table: int
+               ) -> dict[str, float]:
+    """What ``pages`` open pages, ``per_table`` on each table, cost a server process of
+    its own."""
     service = Service(make_engine(url), Settings(cpu_delay=0))
-    tables = _tables(service, max(1, pages // 10))
+    tables = _tables(service, max(1, pages // per_table))
     port = _free_port()
     proc = subprocess.Popen([sys.executable, "-c", _SERVER, url, TOKEN, str(port)])
     base = f"http://127.0.0.1:{port}"
@@ -250,6 +254,8 @@ def main() -> None:
     ap.add_argument("--pages", type=int, default=1000)
     ap.add_argument("--moves", type=int, default=200)
     ap.add_argument("--idle", type=float, default=30.0)
+    ap.add_argument("--per-table", type=int, default=5,
+                    help="pages open on each table (by its player)")
     args = ap.parse_args()
     url = _database(args.db)
     migrate(make_engine(url))
@@ -257,7 +263,7 @@ def main() -> None:
     q = statistics.quantiles(samples, n=100, method="inclusive")
     print(f"{args.db}: move in the chat → view at the page: n={len(samples)} "
           f"p50 {q[49]:.1f} ms, p99 {q[98]:.1f} ms, max {max(samples):.1f} ms")
-    figures = asyncio.run(cost(url, args.pages, args.idle, args.moves))
+    figures = asyncio.run(cost(url, args.pages, args.idle, args.moves, args.per_table))
     print(f"{args.db}: {args.pages} open pages: " + ", ".join(
         f"{k} {v:.2f}" for k, v in figures.items()))
 

@@ -5,6 +5,7 @@ Schema changes go through Alembic (``storage/migrations``); the app migrates on 
 
 from __future__ import annotations
 
+import secrets
 from datetime import datetime
 from typing import Any
 
@@ -15,6 +16,11 @@ from sqlmodel import Field, SQLModel
 def _json(default: Any = None) -> Any:
     return Field(default_factory=lambda: default() if callable(default) else default,
                  sa_column=Column(JSON, nullable=True))
+
+
+def table_token() -> str:
+    """A table's unguessable name in links (22 characters of A-Z a-z 0-9 _ -)."""
+    return secrets.token_urlsafe(16)
 
 
 class Chat(SQLModel, table=True):
@@ -62,6 +68,7 @@ class GameTable(SQLModel, table=True):
         Index("ix_game_table_deadline", "next_deadline"),
         Index("ix_game_table_chat_state", "chat_id", "fsm_state"),
         Index("ix_game_table_finished", "finished_at"),  # retention
+        Index("ix_game_table_token", "token", unique=True),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -84,6 +91,20 @@ class GameTable(SQLModel, table=True):
     created_at: datetime
     updated_at: datetime
     finished_at: datetime | None = None
+    # the table in Mini App links instead of its sequential id (nullable in the schema only:
+    # every row has one, set here for new rows and by migration 0007 for older ones)
+    token: str | None = Field(default_factory=table_token, max_length=32)
+
+
+class ChatMember(SQLModel, table=True):
+    """A person the bot has seen write or press in a group chat (who may look at the
+    group's tables in the Mini App); ``seen_at`` is brought forward at most once a day."""
+
+    __tablename__ = "chat_member"
+
+    chat_id: int = Field(foreign_key="chat.id", primary_key=True)
+    player_id: int = Field(foreign_key="player.id", primary_key=True)
+    seen_at: datetime
 
 
 class Seat(SQLModel, table=True):

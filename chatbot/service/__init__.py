@@ -26,8 +26,9 @@ from ..table_options import CPU_NAMES
 from .api import Change, ChatRef, Outcome, Refusal, Settings, UserRef
 from .facade import Service
 from .lobby import TIMEOUT_CHOICES
-from .queries import TableSight
+from .queries import NotYourTable, TableSight, TableSnapshot
 from .router import UI
 
-__all__ = ["CPU_NAMES", "TIMEOUT_CHOICES", "UI", "Change", "ChatRef", "Outcome", "Refusal",
-           "Service", "Settings", "TableSight", "UserRef"]
+__all__ = ["CPU_NAMES", "TIMEOUT_CHOICES", "UI", "Change", "ChatRef", "NotYourTable",
+           "Outcome", "Refusal", "Service", "Settings", "TableSight", "TableSnapshot",
+           "UserRef"]

@@ -55,8 +55,8 @@ class Settings:
     default_language: str = DEFAULT_LANGUAGE
     start_link: Callable[[int], str] | None = None  # deep link to start the bot privately
     webapp_url: str | None = None  # the Mini App's public page (WEBAPP_URL)
-    webapp_page: Callable[[int], str] | None = None  # a table's Mini App page: "🃏 Open table"
-    webapp_link: Callable[[int], str] | None = None  # a direct Mini App link to a table (groups)
+    webapp_page: Callable[[str], str] | None = None  # a table's Mini App page, by its token
+    webapp_link: Callable[[str], str] | None = None  # a direct Mini App link, by token (groups)
     experte_budget: float | None = None  # Experte seconds per decision (None: engine default)
     cpu_workers: int | None = None  # processes the Experte thinks in (None: one per core; 0: threads)
     input_rate: str | None = None  # per person, e.g. "30/10seconds" (None: no flood control)

@@ -30,7 +30,7 @@ from . import commands, cpu, outgoing, play, ratings, router, store
 from .api import Change, ChatRef, Outcome, Refusal, Settings, UserRef
 from .deadlines import Deadlines
 from .flood import Flood, Verdict
-from .queries import Queries, TableInfo, TableSight
+from .queries import Queries, TableInfo, TableSight, TableSnapshot
 from .transaction import Ctx, Transactions
 
 log = logging.getLogger(__name__)
@@ -71,6 +71,8 @@ class Service:
             chat = store.chat_for(session, chat_ref, now)
             player = None if user is None else \
                 store.player_for(session, chat_ref.platform, user, chat_ref, now)
+            if player is not None and chat.kind == "group":  # (private inputs: nothing)
+                store.note_member(session, chat, player, now)
             lang = pick_language(chat.language, user.language if user else None,
                                  self.settings.default_language)
             ctx = Ctx(session, chat_ref.platform, lang, now, self.settings, self.decisions)
@@ -310,10 +312,16 @@ class Service:
         return self.queries.cpu_chat(platform, table_id, version)
 
     def table_sight(self, platform: str, user_id: str, user_lang: str | None,
-                    table_id: int | None = None) -> TableSight | None:
-        """A table as one person sees it (``table_id`` ``None``: their newest open one)."""
+                    table_id: int | str | None = None) -> TableSight | None:
+        """A table as one person sees it: ``table_id`` its id (for seated people), its token
+        (also for a private table's owner and the people seen in a group table's group) or
+        ``None`` (their newest open one). Raises ``NotYourTable`` for anybody else."""
         return self.queries.sight(platform, user_id, user_lang, table_id,
                                   self.settings.default_language)
+
+    def table_snapshot(self, table_id: int) -> TableSnapshot | None:
+        """A table read once for all its live pages (``TableSnapshot.sight`` per person)."""
+        return self.queries.snapshot(table_id)
 
     def moves(self, table_id: int) -> list[Move]:
         return self.queries.moves(table_id)

@@ -245,15 +245,17 @@ def _with_app(ctx: Ctx, chat: Chat, table: GameTable, rows: Rows, lang: str,
               private: bool) -> Rows:
     """The chat keyboard plus "🃏 Open table" while the game runs, where the Mini App is set
     up (Telegram): a ``web_app`` button privately, a direct Mini App link in groups (where
-    ``web_app`` buttons are not allowed). The chat's own buttons stay as they are."""
+    ``web_app`` buttons are not allowed), both naming the table by its token. The chat's own
+    buttons stay as they are."""
     settings = ctx.settings
     if chat.platform != "telegram" or settings.webapp_page is None \
             or table.fsm_state not in fsm.PLAYING:
         return rows
+    key = table.token or str(table.id)  # (every table has its token; an id opens for seats)
     if private:
-        data = buttons.web_app(settings.webapp_page(table.id))
+        data = buttons.web_app(settings.webapp_page(key))
     elif settings.webapp_link is not None:
-        data = buttons.link(settings.webapp_link(table.id))  # type: ignore[arg-type]
+        data = buttons.link(settings.webapp_link(key))
     else:
         return rows
     return [*rows, [(tr(lang, "wa.open"), data)]]

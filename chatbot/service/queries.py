@@ -1,6 +1,7 @@
 """Reading tables outside an input: unfinished tables of a chat, a table, its move log, a
 replay of the log (for audits, the console and tests), a table as one person sees it (the
-Mini App's read), and what an adapter asks of chats, people and tables (a chat's kind and
+Mini App's read, with who may see it) and as every one of its live pages sees it after a
+change (one read for all), and what an adapter asks of chats, people and tables (a chat's kind and
 language, a person's private chat, who is on turn, a person's running group table, the chat of
 a due CPU move)."""
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, func, select
 
 import fsm
 from engine import GAMES
@@ -20,6 +21,11 @@ from . import store
 from .transaction import Transactions
 
 _ENDED = (fsm.FINISHED, fsm.ABANDONED)
+
+
+class NotYourTable(Exception):
+    """The person may not look at this table: not seated, not the owner of a private table,
+    never seen in the group of a group table (the Mini App answers 403)."""
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,7 @@ class TableSight:
     lang: str
     where: str | None
     next_table: int | None = None
+    viewer: int | None = None  # the person's player id (None: the bot has never met them)
 
     @property
     def model(self) -> fsm.TableModel:
@@ -54,6 +61,38 @@ class TableSight:
     def state(self) -> Any:
         return GAMES[self.table.game].from_json(self.table.state_json) \
             if self.table.state_json else None
+
+
+@dataclass
+class TableSnapshot:
+    """A table read once for all its live pages: what ``TableSight`` holds but the person."""
+
+    table: GameTable
+    seats: list[Seat]
+    where: str | None
+    following: dict[int, int]  # an ended table: the rematch each seated person sits at
+
+    def sight(self, viewer: int | None, lang: str) -> TableSight:
+        """The table as the person ``viewer`` (a player id) sees it in ``lang``."""
+        seat = next((s for s in self.seats if viewer is not None
+                     and s.player_id == viewer and not s.is_cpu), None)
+        return TableSight(self.table, self.seats, seat, lang, self.where,
+                          self.following.get(viewer) if viewer is not None else None, viewer)
+
+
+def _may_see(session: Session, table: GameTable, player: Player | None,
+             seat: Seat | None, by_token: bool) -> bool:
+    """Seated people see the table; by its token also a private table's owner and, for a
+    group's table, the people the bot has seen in that group."""
+    if seat is not None:
+        return True
+    if not by_token or player is None or player.id is None:
+        return False
+    if table.is_private:
+        return table.opener_id == player.id
+    chat = store.get_chat(session, table.chat_id)
+    return chat is not None and chat.kind == "group" \
+        and store.is_member(session, table.chat_id, player.id)
 
 
 def _person(session: Session, platform: str, user_id: str) -> Player | None:
@@ -91,18 +130,25 @@ class Queries:
             return list(session.exec(q.order_by(col(GameTable.id).desc())).all())
 
     def sight(self, platform: str, user_id: str, user_lang: str | None,
-              table_id: int | None, default_language: str) -> TableSight | None:
-        """The table asked for (else the person's newest open one) as they see it; their
-        language is their private chat's choice, else their own, else ``user_lang``."""
+              table_key: int | str | None, default_language: str) -> TableSight | None:
+        """The table asked for — by its id (seated people only) or its token — else the
+        person's newest open one, as they see it; ``NotYourTable`` if they may not see it.
+        Their language is their private chat's choice, else their own, else ``user_lang``."""
         with self.tx.read() as session:
             player = _person(session, platform, user_id)
-            if table_id is None:
-                table_id = _newest_table(session, player)
-            table = store.get_table(session, table_id)
+            if table_key is None:
+                table_key = _newest_table(session, player)
+            if isinstance(table_key, str):
+                table = session.exec(select(GameTable).where(
+                    GameTable.token == table_key)).first()
+            else:
+                table = store.get_table(session, table_key)
             if table is None:
                 return None
             seats = store.seats(session, table)
             seat = store.seat_of(seats, player) if player is not None else None
+            if not _may_see(session, table, player, seat, isinstance(table_key, str)):
+                raise NotYourTable(table.id)
             chosen = store.chat_language(session, platform, player.private_chat_id) \
                 if player is not None and player.private_chat_id else None
             lang = pick_language(chosen, (player.language if player else None) or user_lang,
@@ -117,7 +163,30 @@ class Queries:
                            col(GameTable.id) > table.id,
                            col(GameTable.fsm_state).not_in(_ENDED))
                     .order_by(col(GameTable.id).desc())).first()
-            return TableSight(table, seats, seat, lang, where or None, following)
+            return TableSight(table, seats, seat, lang, where or None, following,
+                              player.id if player is not None else None)
+
+    def snapshot(self, table_id: int) -> TableSnapshot | None:
+        """The table for every live page at once (each page then takes its person's seat)."""
+        with self.tx.read() as session:
+            table = store.get_table(session, table_id)
+            if table is None:
+                return None
+            seats = store.seats(session, table)
+            chat = store.get_chat(session, table.chat_id)
+            where = chat.title if chat is not None and not table.is_private else None
+            following: dict[int, int] = {}
+            people = [s.player_id for s in seats if s.player_id is not None]
+            if table.fsm_state in _ENDED and people:
+                rows = session.exec(  # the newest rematch in the same chat, by person
+                    select(Seat.player_id, func.max(GameTable.id))
+                    .join(GameTable, col(Seat.table_id) == GameTable.id)
+                    .where(col(Seat.player_id).in_(people),
+                           GameTable.chat_id == table.chat_id, col(GameTable.id) > table.id,
+                           col(GameTable.fsm_state).not_in(_ENDED))
+                    .group_by(col(Seat.player_id))).all()
+                following = {int(p): int(t) for p, t in rows if p is not None}
+            return TableSnapshot(table, seats, where or None, following)
 
     def table(self, table_id: int) -> GameTable | None:
         with self.tx.read() as session:

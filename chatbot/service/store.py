@@ -12,17 +12,18 @@ never fail on the unique key.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
+from functools import cache
 from typing import Any
 
-from sqlalchemy import bindparam
+from sqlalchemy import Insert, bindparam
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col, select
 
 import fsm
 from engine import GAMES
-from storage.models import Chat, GameTable, Move, Player, Seat
+from storage.models import Chat, ChatMember, GameTable, Move, Player, Seat
 
 from ..table_options import TableOptions, options_of
 from .api import ChatRef, UserRef
@@ -87,6 +88,30 @@ def player_for(session: Session, platform: str, user: UserRef, chat: ChatRef | N
     if private is not None and player.private_chat_id != private:
         player.private_chat_id = private
     return player
+
+
+@cache
+def _member_statement(dialect: str) -> Insert:
+    """``INSERT … ON CONFLICT``: a new member, or ``seen_at`` brought forward when a day old."""
+    ins = (sqlite_insert if dialect == "sqlite" else pg_insert)(ChatMember).values(
+        chat_id=bindparam("chat_id"), player_id=bindparam("player_id"),
+        seen_at=bindparam("now"))
+    return ins.on_conflict_do_update(
+        index_elements=["chat_id", "player_id"], set_={"seen_at": ins.excluded.seen_at},
+        where=col(ChatMember.seen_at) < bindparam("day_ago"))
+
+
+def note_member(session: Session, chat: Chat, player: Player, now: datetime) -> None:
+    """The person was seen in this group chat (the Mini App shows them its tables): one
+    statement; a known member's row is written again at most once a day."""
+    statement = _member_statement(session.get_bind().dialect.name)
+    session.execute(statement, {"chat_id": chat.id, "player_id": player.id, "now": now,
+                                "day_ago": now - timedelta(days=1)})
+
+
+def is_member(session: Session, chat_id: int, player_id: int) -> bool:
+    """Whether the bot has seen the person in the chat."""
+    return session.get(ChatMember, (chat_id, player_id)) is not None
 
 
 def lock_table(session: Session, table_id: int) -> GameTable | None:

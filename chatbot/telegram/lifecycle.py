@@ -21,7 +21,7 @@ from aiohttp import web
 from storage.leader import LeaderLock
 
 from ..runtime.health import Health, bound_port, health_settings_from_env, start_health_server
-from ..webapp.server import mounted, settings_from_env
+from ..webapp.server import mounted, settings_from_env, webapp_limits_from_env
 
 if TYPE_CHECKING:
     from .app import TelegramBot
@@ -40,7 +40,8 @@ async def _start_webapp(bot: TelegramBot) -> web.AppRunner | None:
     if settings is None or not bot.app.bot.token:
         return None
     host, port, max_age = settings
-    runner = web.AppRunner(mounted(bot.service, bot.app.bot.token, max_age), access_log=None)
+    runner = web.AppRunner(mounted(bot.service, bot.app.bot.token, max_age,
+                                   webapp_limits_from_env()[1]), access_log=None)
     await runner.setup()
     await web.TCPSite(runner, host, port).start()
     log.info("Mini App API on %s:%s", host, bound_port(runner))

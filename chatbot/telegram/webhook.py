@@ -25,6 +25,7 @@ from aiohttp import web
 from ..runtime.leadership import Election
 from ..runtime.redact import add_secret
 from ..webapp.server import make_app as webapp
+from ..webapp.server import webapp_limits_from_env
 from .lifecycle import bot_lock, running
 
 if TYPE_CHECKING:
@@ -86,7 +87,8 @@ def make_app(bot: TelegramBot, paths: list[str], secret: str) -> web.Application
     for path in paths:
         app.router.add_post(path, receive)
     if bot.app.bot.token:  # the Mini App's API on the same server (behind the same proxy)
-        app.add_subapp("/webapp", webapp(bot.service, bot.app.bot.token))
+        max_age, max_streams = webapp_limits_from_env()  # (the same as on WEBAPP_PORT)
+        app.add_subapp("/webapp", webapp(bot.service, bot.app.bot.token, max_age, max_streams))
     return app
 
 

@@ -28,7 +28,8 @@ class WebAppUser:
     id: int
     first_name: str
     language_code: str | None
-    start_param: str | None  # the table a direct Mini App link names, e.g. "t42"
+    start_param: str | None  # the table a direct Mini App link names: "t<token>"
+    auth_date: int = 0  # when Telegram signed it (Unix seconds): a stream ends at its age
 
 
 def _secret(bot_token: str) -> bytes:
@@ -45,10 +46,13 @@ def sign(fields: dict[str, str], bot_token: str) -> str:
 def validate(init_data: str, bot_token: str, max_age: float = MAX_AGE,
              now: float | None = None) -> WebAppUser:
     """The user an ``initData`` speaks for; ``InvalidInitData`` if it is forged, broken or
-    older than ``max_age`` seconds."""
+    older than ``max_age`` seconds (also for any text no browser would send: not UTF-8,
+    a hash that is not hex — never an exception of another kind)."""
     try:
-        pairs = parse_qsl(init_data, keep_blank_values=True, strict_parsing=True)
-    except ValueError as exc:
+        init_data.encode()  # (header bytes that are no UTF-8 arrive as lone surrogates)
+        pairs = parse_qsl(init_data, keep_blank_values=True, strict_parsing=True,
+                          errors="strict")
+    except (ValueError, UnicodeError) as exc:
         raise InvalidInitData("malformed") from exc
     fields = dict(pairs)
     if len(fields) != len(pairs):
@@ -56,16 +60,16 @@ def validate(init_data: str, bot_token: str, max_age: float = MAX_AGE,
     given = fields.pop("hash", "")
     check = "\n".join(f"{k}={v}" for k, v in sorted(fields.items()))
     wanted = hmac.new(_secret(bot_token), check.encode(), hashlib.sha256).hexdigest()
-    if not given or not hmac.compare_digest(given, wanted):
+    if not given or not hmac.compare_digest(given.encode(), wanted.encode()):
         raise InvalidInitData("bad signature")
     try:
         auth_date = int(fields["auth_date"])
         user = json.loads(fields["user"])
         user_id = int(user["id"])
-    except (KeyError, ValueError, TypeError) as exc:
+    except (KeyError, ValueError, TypeError, OverflowError) as exc:
         raise InvalidInitData("no user or date") from exc
     age = (time.time() if now is None else now) - auth_date
     if age > max_age or age < -60:  # (a minute of clock skew)
         raise InvalidInitData("expired")
     return WebAppUser(user_id, str(user.get("first_name") or "")[:64],
-                      user.get("language_code"), fields.get("start_param"))
+                      user.get("language_code"), fields.get("start_param"), auth_date)

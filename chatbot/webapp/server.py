@@ -3,10 +3,14 @@ would play, a move, and the live views (server-sent events). See docs/webapp-api
 
 Every API request carries Telegram's ``initData`` (header ``X-Telegram-Init-Data``, or the
 ``initData`` query parameter where a header can't be set); the user is taken only from it (401
-when it is forged or too old). Somebody not seated at the table gets the public view only.
-A move goes through the same service call as a button press (version check, locking, the key
-counted once), so a double tap plays once. Mounted at ``/webapp`` on the webhook server in
-webhook mode, and on its own port when ``WEBAPP_PORT`` is set (any mode).
+when it is forged, undecodable or too old). A table is named by its token (links) or, for the
+people seated at it, by its id; a person sees it if seated, if it is their private table, or if
+the bot has seen them in the group of a group table — anybody else gets 403. A move goes
+through the same service call as a button press (version check, locking, the key counted
+once), so a double tap plays once. Event streams are bounded (``live.Hub.admit``) and end when
+their initData grows too old. Every API answer is ``Cache-Control: no-store``. Mounted at
+``/webapp`` on the webhook server in webhook mode, and on its own port when ``WEBAPP_PORT`` is
+set (any mode); ``WEBAPP_INITDATA_MAX_AGE`` and ``WEBAPP_MAX_STREAMS`` apply to both.
 """
 
 from __future__ import annotations
@@ -15,16 +19,20 @@ import asyncio
 import contextlib
 import json
 import os
+import time
 from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from aiohttp import web
 
-from ..buttons import encode
-from ..service import ChatRef, Service, UserRef
+from ..buttons import MAX_ID, encode
+from ..i18n import pick_language, tr
+from ..service import ChatRef, NotYourTable, Service, UserRef
 from .initdata import MAX_AGE, InvalidInitData, WebAppUser, validate
-from .live import Hub, Listener
+from .links import table_key
+from .live import MAX_STREAMS, Full, Hub, Listener
 from .view import PLATFORM, Loaded, describe, render
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -35,30 +43,75 @@ _USER = web.RequestKey("webapp_user", WebAppUser)  # the request's validated use
 HUB = web.AppKey("webapp_hub", Hub)
 
 
-def _table_param(request: web.Request, user: WebAppUser) -> int | None:
-    """The table asked for: ``t`` in the query, else the start parameter ``t<id>``."""
+def _table_param(request: web.Request, user: WebAppUser) -> int | str | None:
+    """The table asked for: ``t`` in the query, else the start parameter ``t<token>``."""
     asked = request.query.get("t") or (user.start_param or "").removeprefix("t") or None
     if asked is None:
         return None
-    if not (asked.isascii() and asked.isdigit() and len(asked) < 10):
-        raise web.HTTPBadRequest(text="t: a table number")
-    return int(asked)
+    try:
+        return table_key(asked)
+    except ValueError:
+        raise web.HTTPBadRequest(text="t: a table's token or number") from None
 
 
 def _dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE) -> web.Application:
-    hub = Hub()
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+async def _body(request: web.Request) -> dict[str, Any]:
+    """The JSON object of a POST; 400 for anything else (also NaN, Infinity, deep nesting)."""
+    try:
+        body = json.loads(await request.read(), parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        raise web.HTTPBadRequest(text="JSON") from None
+    if not isinstance(body, dict):
+        raise web.HTTPBadRequest(text="JSON object")
+    return body
+
+
+def _number(body: dict[str, Any], name: str, least: int) -> int:
+    """A whole number in the range of ids and versions (checked before any database read)."""
+    value = body.get(name)
+    if type(value) is not int or not least <= value <= MAX_ID:
+        raise web.HTTPBadRequest(text=f"{name}: a number from {least} to {MAX_ID}")
+    return value
+
+
+def _drawn_as(loaded: Loaded) -> tuple[Any, ...]:
+    """What a view is drawn from besides the table's state: equal keys, equal views."""
+    t = loaded.table
+    return ("view", t.id, t.version, t.next_deadline,
+            loaded.seat.seat_no if loaded.seat is not None else None, loaded.lang,
+            loaded.next_table)
+
+
+def _event(loaded: Loaded) -> bytes:
+    """The view as a server-sent event."""
+    return f"event: view\ndata: {_dumps(render(loaded))}\n\n".encode()
+
+
+def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE,
+             max_streams: int = MAX_STREAMS) -> web.Application:
+    hub = Hub(max_streams)
     service.listeners.append(lambda changes: hub.changed(c.table_id for c in changes))
     listener = Listener(service.engine, hub)
 
-    def read(user: WebAppUser, table_id: int | None) -> Loaded | None:
-        return service.table_sight(PLATFORM, str(user.id), user.language_code, table_id)
+    def read(user: WebAppUser, table: int | str | None) -> Loaded | None:
+        """The table as the user sees it; 403 when they may not."""
+        try:
+            return service.table_sight(PLATFORM, str(user.id), user.language_code, table)
+        except NotYourTable:
+            lang = pick_language(None, user.language_code, service.settings.default_language)
+            raise web.HTTPForbidden(
+                text=_dumps({"error": "not your table", "text": tr(lang, "wa.not_yours")}),
+                content_type="application/json") from None
 
-    def view_of(user: WebAppUser, table_id: int | None) -> dict[str, Any] | None:
-        loaded = read(user, table_id)
+    def view_of(user: WebAppUser, table: int | str | None) -> dict[str, Any] | None:
+        loaded = read(user, table)
         return None if loaded is None else render(loaded)
 
     def signed(handler: Handler) -> Handler:
@@ -81,22 +134,10 @@ def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE) -> web.
             raise web.HTTPNotFound(text="no table")
         return web.json_response(view, dumps=_dumps)
 
-    async def _body(request: web.Request) -> dict[str, Any]:
-        try:
-            body = await request.json()
-        except ValueError:
-            raise web.HTTPBadRequest(text="JSON") from None
-        if not isinstance(body, dict):
-            raise web.HTTPBadRequest(text="JSON object")
-        return body
-
     async def select(request: web.Request) -> web.Response:
         user = request[_USER]
         body = await _body(request)
-        try:
-            table_id, version = int(body["table"]), int(body["version"])
-        except (ValueError, KeyError, TypeError):
-            raise web.HTTPBadRequest(text="table, version, cards") from None
+        table_id, version = _number(body, "table", 1), _number(body, "version", 0)
         loaded = await asyncio.to_thread(read, user, table_id)
         if loaded is None:
             raise web.HTTPNotFound(text="no table")
@@ -110,11 +151,10 @@ def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE) -> web.
     async def move(request: web.Request) -> web.Response:
         user = request[_USER]
         body = await _body(request)
-        try:
-            table_id, version = int(body["table"]), int(body["version"])
-            code, key = str(body["code"]), str(body.get("key") or "")
-        except (ValueError, KeyError, TypeError):
-            raise web.HTTPBadRequest(text="table, version, code") from None
+        table_id, version = _number(body, "table", 1), _number(body, "version", 0)
+        code, key = body.get("code"), body.get("key") or ""
+        if not isinstance(code, str) or not isinstance(key, str):
+            raise web.HTTPBadRequest(text="table, version, code")
         try:
             data = encode(table_id, version, code)  # (checked again as any button's data)
         except ValueError:
@@ -126,39 +166,65 @@ def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE) -> web.
         outcome = await asyncio.to_thread(
             service.press, chat, person, data,
             f"webapp:{user.id}:{key}" if key else None)
-        view = await asyncio.to_thread(view_of, user, table_id)
+        try:
+            view = await asyncio.to_thread(view_of, user, table_id)
+        except web.HTTPForbidden:  # (not seated: the press was refused as in the chat)
+            view = None
         out: dict[str, Any] = {"ok": outcome.ok, "answer": outcome.text or ""}
         out.update(view or {})
         return web.json_response(out, status=200 if outcome.ok else 409, dumps=_dumps)
 
     async def events(request: web.Request) -> web.StreamResponse:
-        """The view at once, then after every change of the table (server-sent events)."""
+        """The view at once, then after every change of the table (server-sent events),
+        until the initData is older than the max age (an ``expired`` event: the page opens
+        the stream again with its initData as it is then). 429/503 over the limits."""
         user = request[_USER]
-        first = await asyncio.to_thread(view_of, user, _table_param(request, user))
-        if first is None:
+        asked = _table_param(request, user)
+        try:
+            with hub.admit(user.id):
+                return await stream(request, user, asked)
+        except Full as full:
+            retry = {"Retry-After": str(full.retry_after)}
+            raise (web.HTTPTooManyRequests(headers=retry) if full.status == 429
+                   else web.HTTPServiceUnavailable(headers=retry)) from None
+
+    async def stream(request: web.Request, user: WebAppUser,
+                     asked: int | str | None) -> web.StreamResponse:
+        loaded = await asyncio.to_thread(read, user, asked)
+        if loaded is None:
             raise web.HTTPNotFound(text="no table")
-        table_id = first["table"]
+        table_id, viewer, lang = loaded.table.id, loaded.viewer, loaded.lang
+        assert table_id is not None
+        ends = user.auth_date + max_age
         response = web.StreamResponse(headers={
-            "Content-Type": "text/event-stream", "Cache-Control": "no-cache",
-            "X-Accel-Buffering": "no"})
+            "Content-Type": "text/event-stream", "X-Accel-Buffering": "no"})
         await response.prepare(request)
-        sent = None
+        data, sent = await asyncio.to_thread(_event, loaded), _drawn_as(loaded)
         with hub.watch(table_id) as changed, contextlib.suppress(ConnectionResetError):
-            view: dict[str, Any] | None = first
-            while view is not None and not hub.closing:  # (or until the page goes away)
-                text = _dumps(view)
-                if text != sent:
-                    await response.write(f"event: view\ndata: {text}\n\n".encode())
-                    sent = text
+            await response.write(data)
+            while not hub.closing:  # (or until the page goes away)
+                left = ends - time.time()
+                if left <= 0:
+                    await response.write(b"event: expired\ndata: {}\n\n")
+                    break
                 try:
-                    await asyncio.wait_for(changed.wait(), KEEPALIVE)
+                    await asyncio.wait_for(changed.wait(), min(KEEPALIVE, left))
                 except TimeoutError:
-                    await response.write(b": keep-alive\n\n")
+                    if time.time() < ends:
+                        await response.write(b": keep-alive\n\n")
                     continue
                 changed.clear()
                 if hub.closing:
                     break
-                view = await asyncio.to_thread(view_of, user, table_id)
+                snapshot = await hub.shared(("table", table_id, hub.woken(table_id)),
+                                            lambda: service.table_snapshot(table_id))
+                if snapshot is None:
+                    break
+                loaded = snapshot.sight(viewer, lang)
+                key = _drawn_as(loaded)
+                if key != sent:  # drawn once for all pages of this seat and language
+                    await response.write(await hub.shared(key, partial(_event, loaded)))
+                    sent = key
         return response
 
     async def index(request: web.Request) -> web.FileResponse:
@@ -175,29 +241,47 @@ def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE) -> web.
 
     app = web.Application()
     app[HUB] = hub
-    app.router.add_get("/api/table", signed(table))
-    app.router.add_post("/api/select", signed(select))
-    app.router.add_post("/api/move", signed(move))
-    app.router.add_get("/api/events", signed(events))
+    api = [app.router.add_get("/api/table", signed(table)).resource,
+           app.router.add_post("/api/select", signed(select)).resource,
+           app.router.add_post("/api/move", signed(move)).resource,
+           app.router.add_get("/api/events", signed(events)).resource]
     app.router.add_get("/", index)
     static = app.router.add_static("/static", STATIC)
     app.on_startup.append(on_startup)
-    async def revalidate(request: web.Request, response: web.StreamResponse) -> None:
-        if request.match_info.route.resource is static:  # (asked again after a deploy:
+
+    async def headers(request: web.Request, response: web.StreamResponse) -> None:
+        resource = request.match_info.route.resource
+        if resource in api:  # a person's hand: in no cache, also not an error's answer
+            response.headers["Cache-Control"] = "no-store"
+        elif resource is static:  # (asked again after a deploy:
             response.headers["Cache-Control"] = "no-cache"  # never old and new modules mixed)
 
-    app.on_response_prepare.append(revalidate)
+    app.on_response_prepare.append(headers)
     app.on_shutdown.append(on_shutdown)
     app.on_cleanup.append(on_cleanup)
     return app
 
 
-def mounted(service: Service, bot_token: str, max_age: float = MAX_AGE) -> web.Application:
+def mounted(service: Service, bot_token: str, max_age: float = MAX_AGE,
+            max_streams: int = MAX_STREAMS) -> web.Application:
     """An application with the page and the API under ``/webapp`` (its own server, or a
     sub-application of the webhook server)."""
     root = web.Application()
-    root.add_subapp("/webapp", make_app(service, bot_token, max_age))
+    root.add_subapp("/webapp", make_app(service, bot_token, max_age, max_streams))
     return root
+
+
+def webapp_limits_from_env(env: dict[str, str] | None = None) -> tuple[float, int]:
+    """``(WEBAPP_INITDATA_MAX_AGE, WEBAPP_MAX_STREAMS)``: seconds an initData stays good
+    (default a day) and the open event streams of a process (default 2,000), in webhook mode
+    and on ``WEBAPP_PORT`` alike."""
+    env = os.environ if env is None else env
+    age = float((env.get("WEBAPP_INITDATA_MAX_AGE") or "").strip() or MAX_AGE)
+    raw = (env.get("WEBAPP_MAX_STREAMS") or "").strip() or str(MAX_STREAMS)
+    if not (raw.isascii() and raw.isdigit()) or not age > 0:
+        raise ValueError(f"WEBAPP_MAX_STREAMS={raw!r} or WEBAPP_INITDATA_MAX_AGE={age!r}: "
+                         "a whole number of streams and a positive number of seconds")
+    return age, int(raw)
 
 
 def settings_from_env(env: dict[str, str] | None = None) -> tuple[str, int, float] | None:
@@ -210,5 +294,5 @@ def settings_from_env(env: dict[str, str] | None = None) -> tuple[str, int, floa
         return None
     if not (raw.isascii() and raw.isdigit() and int(raw) <= 65535):
         raise ValueError(f"WEBAPP_PORT={raw!r} is not a port number (0-65535)")
-    age = float((env.get("WEBAPP_INITDATA_MAX_AGE") or "").strip() or MAX_AGE)
+    age, _ = webapp_limits_from_env(env)
     return (env.get("WEBAPP_HOST") or "").strip() or "127.0.0.1", int(raw), age

@@ -55,6 +55,8 @@ register({
     "wa.away": N_("away"),
     "wa.out": N_("out"),
     "wa.error": N_("This table could not be opened here."),
+    "wa.not_yours": N_("Not your table: only its players and the people of its group can "
+                       "see it."),
 })
 _PAGE_TEXTS = ("play", "clear", "your_turn", "select", "offline", "hand", "log", "not_seated",
                "no_table", "you", "cpu", "away", "out", "error")
@@ -90,7 +92,7 @@ def render(loaded: Loaded) -> dict[str, Any]:
     texts = {k: tr(lang, f"wa.{k}") for k in _PAGE_TEXTS}
     texts["waiting"] = ""
     out: dict[str, Any] = {
-        "table": table.id, "version": table.version, "game": table.game,
+        "table": table.id, "token": table.token, "version": table.version, "game": table.game,
         "state": table.fsm_state, "seat": seat.seat_no if seat is not None else None,
         "lang": lang, "title": p.name(lang) + (f" · {loaded.where}" if loaded.where else ""),
         "players": [], "turn": {"seat": None, "deadline": None, "yours": False},

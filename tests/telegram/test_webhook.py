@@ -185,3 +185,23 @@ def test_the_mini_app_api_is_served_by_the_bot(fake, start_bot, sqlite_url, mode
     assert _get_table(port, init(4343, "999:OTHER"))[0] == 401
     status, other = _get_table(port, init(77))
     assert status == 404  # (not seated anywhere, no table asked for)
+
+
+def test_webhook_mode_honours_the_initdata_max_age(fake, start_bot, sqlite_url) -> None:
+    """Issue 38, item 6: WEBAPP_INITDATA_MAX_AGE holds for the API on the webhook server too
+    (it was always a day there): an initData older than the age gets 401."""
+    from chatbot.webapp.initdata import sign
+
+    from .harness import TOKEN
+
+    port = _free_port()
+    start_bot(sqlite_url, **_webhook_env(port), WEBAPP_INITDATA_MAX_AGE="600")
+    greet(fake, 4343, "Ida")
+    private_menu_to_table(fake, 4343)
+
+    def init(age: float) -> str:
+        return sign({"auth_date": str(int(time.time() - age)),
+                     "user": json.dumps({"id": 4343, "first_name": "Ida"})}, TOKEN)
+
+    fake.wait_for(lambda: _get_table(port, init(0))[0] == 200, WAIT, message="the API")
+    assert _get_table(port, init(1200))[0] == 401  # (20 minutes: good for a day before)

@@ -1,6 +1,6 @@
 """Issue 19, item 4 through real HTTP on loopback (aiohttp's test server, a real SQLite
-file): the user only from initData, 401 for a forged or old one, a seat's own view, the
-public view for somebody not seated, a move through the same service call as a button
+file): the user only from initData, 401 for a forged or old one, a seat's own view, 403 for
+somebody else (issue 38), a move through the same service call as a button
 (a double tap plays once, an old version is refused)."""
 
 from __future__ import annotations
@@ -33,10 +33,11 @@ def test_a_private_game_seen_and_played_through_the_api(sqlite_engine: Engine) -
         table = await resp.json()
         assert table["game"] == "schwimmen" and table["seat"] == 0
         assert len(table["hand"]) == 3
-        # somebody not seated: the public view, no hand
-        other = await (await client.get(f"/webapp/api/table?t={table['table']}",
-                                         headers={"X-Telegram-Init-Data": _init(7)})).json()
-        assert other["seat"] is None and other["hand"] == []
+        # somebody else, by the table's number or its token: not their table (issue 38)
+        for asked in (table["table"], table["token"]):
+            other = await client.get(f"/webapp/api/table?t={asked}",
+                                     headers={"X-Telegram-Init-Data": _init(7)})
+            assert other.status == 403, asked
         # forged, old, missing initData: 401
         for bad in (_init(42).replace("Ida", "Eve"), _init(42, age=7200), ""):
             resp = await client.get("/webapp/api/table", headers={"X-Telegram-Init-Data": bad})

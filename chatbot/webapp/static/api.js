@@ -8,11 +8,11 @@ export class ApiError extends Error {
   }
 }
 
+// initData() is read for every request: Telegram.WebApp.initData as it is then.
 export function makeApi(initData) {
-  const headers = { "X-Telegram-Init-Data": initData };
-
   async function call(method, path, body) {
-    const init = { method, headers: { ...headers }, cache: "no-store" };
+    const headers = { "X-Telegram-Init-Data": initData() };
+    const init = { method, headers, cache: "no-store" };
     if (body !== undefined) {
       init.headers["Content-Type"] = "application/json";
       init.body = JSON.stringify(body);
@@ -28,7 +28,9 @@ export function makeApi(initData) {
     async table(tableId) {
       const q = tableId ? `?t=${encodeURIComponent(tableId)}` : "";
       const { status, data } = await call("GET", `api/table${q}`);
-      if (status !== 200) throw new ApiError(status, typeof data === "string" ? data : "");
+      if (status !== 200) {
+        throw new ApiError(status, typeof data === "string" ? data : (data && data.text) || "");
+      }
       return data;
     },
     /** What the selected cards are: {text, move}. */
@@ -43,7 +45,8 @@ export function makeApi(initData) {
       if (typeof out.data !== "object") throw new ApiError(out.status, out.data);
       return out;
     },
-    /** Live views over SSE, reopened with a growing delay when the connection drops. */
+    /** Live views over SSE, reopened with a growing delay when the connection drops, and at
+     * once (saying nothing) when the server ends it because the initData grew too old. */
     events(tableId, onView, onOnline) {
       let source = null;
       let delay = 1000;
@@ -51,13 +54,17 @@ export function makeApi(initData) {
       let stopped = false;
       const open = () => {
         const url = `api/events?t=${encodeURIComponent(tableId)}` +
-          `&initData=${encodeURIComponent(initData)}`;
+          `&initData=${encodeURIComponent(initData())}`;
         source = new EventSource(url);
         source.addEventListener("open", () => { delay = 1000; onOnline(true); });
         source.addEventListener("view", (e) => {
           delay = 1000;
           onOnline(true);
           try { onView(JSON.parse(e.data)); } catch (err) { console.error(err); }
+        });
+        source.addEventListener("expired", () => {
+          source.close();
+          if (!stopped) open();
         });
         source.addEventListener("error", () => {
           source.close();

@@ -28,19 +28,26 @@ const lang = ((tg && tg.initDataUnsafe && tg.initDataUnsafe.user &&
 const FALLBACK = lang === "de"
   ? { auth: "Anmeldung ungültig – bitte die Tafel aus Telegram neu öffnen.",
       none: "Kein offener Tisch.", error: "Fehler", play: "Spielen", offline: "offline",
-      log: "Verlauf" }
+      log: "Verlauf", forbidden: "Nicht dein Tisch." }
   : { auth: "Sign-in not valid – please open the table again from Telegram.",
-      none: "No open table.", error: "Error", play: "Play", offline: "offline", log: "Log" };
+      none: "No open table.", error: "Error", play: "Play", offline: "offline", log: "Log",
+      forbidden: "Not your table." };
+
+// A table's token (links) or, in older links, its number.
+const TABLE = /^[A-Za-z0-9_-]{1,43}$/;
 
 function tableIdFromUrl() {
   const t = new URLSearchParams(location.search).get("t");
-  if (t && /^\d+$/.test(t)) return t;
+  if (t && TABLE.test(t)) return t;
   const start = tg && tg.initDataUnsafe && tg.initDataUnsafe.start_param;
-  if (start && /^t\d+$/.test(start)) return start.slice(1);
+  if (start && /^t/.test(start) && TABLE.test(start.slice(1))) return start.slice(1);
   return null;
 }
 
-const api = makeApi((tg && tg.initData) || "");
+const api = makeApi(() => (tg && tg.initData) || "");
+
+// What names a table in the streams and the URL: its token (numbers only for its players).
+const tableKey = (view) => String(view.token || view.table);
 
 function applyTheme() {
   // Telegram's scheme (from its theme's background), else the browser's
@@ -91,12 +98,13 @@ async function start() {
   }
   setOnline(true);
   applyView(view);
-  S.stopEvents = api.events(String(view.table), applyView, setOnline);
+  S.stopEvents = api.events(tableKey(view), applyView, setOnline);
 }
 
 function showError(err) {
   const status = err instanceof ApiError ? err.status : 0;
   const text = status === 401 ? FALLBACK.auth : status === 404 ? FALLBACK.none
+    : status === 403 ? err.message || FALLBACK.forbidden
     : `${FALLBACK.error} ${status || ""}`.trim();
   $("app").classList.add("failed");
   $("app").setAttribute("aria-busy", "false");
