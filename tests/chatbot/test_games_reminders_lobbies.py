@@ -128,3 +128,18 @@ def test_a_long_clock_lobby_stays_a_day_and_then_anyone_may_close_it(h: Harness)
     h.clock.set(berlin(1, 13) + timedelta(seconds=1))
     assert h.press(GROUP, BOB, stop).changed  # its time is up: any member may close it
     assert h.table(table_id).fsm_state == "abandoned"
+
+
+def test_a_private_game_may_have_a_clock_and_reminds_in_its_own_chat(h: Harness) -> None:
+    out = h.command(private(ALICE), ALICE, "new", "schwimmen 1 anfaenger clock=1h")
+    assert out.ok and out.table_id
+    assert h.table(out.table_id).turn_timeout == 3600
+    h.run_deadlines(out.table_id, kinds=("cpu", "next"))  # until she is on turn
+    assert h.table(out.table_id).deadline_kind == "remind"
+    before = mark(h)
+    assert fire_next(h, out.table_id) == "remind"
+    (reminder,) = [r for r in rows_to(h, private(ALICE), before) if r.fresh]
+    assert reminder.slot == f"t{out.table_id}" and reminder.buttons
+    assert reminder.text.startswith("⏰ Du bist am Zug bei Schwimmen – noch 15 Min.")
+    plain = h.command(private(BOB), BOB, "new", "schwimmen 1 anfaenger")
+    assert h.table(plain.table_id).turn_timeout == 0  # type: ignore[arg-type]  (none by default)
