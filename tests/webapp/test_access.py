@@ -24,7 +24,7 @@ from chatbot.webapp.links import page_url
 from storage.db import utcnow
 from storage.models import ChatMember, Outbox
 
-from .api import TOKEN, new_on_turn, run_api
+from .api import TOKEN, new_on_turn, run_api, to_a_turn
 
 GROUP = ChatRef("telegram", "-100777", "group", "Stammtisch")
 ANNA, BEN, CEM, EVE = (UserRef("1001", "Anna"), UserRef("1002", "Ben"),
@@ -50,6 +50,7 @@ def _group_table(service: Service) -> tuple[int, str]:
     for person, code in ((BEN, "join"), (ANNA, "fill.+"), (ANNA, "start")):
         version = service.table(out.table_id).version  # type: ignore[union-attr]
         assert service.press(GROUP, person, f"v1:{out.table_id}:{version}:{code}").ok, code
+    to_a_turn(service, GROUP, ANNA, out.table_id)  # (a round that ended on the deal)
     table = service.table(out.table_id)
     assert table is not None and table.token
     return out.table_id, table.token
