@@ -194,7 +194,8 @@ def test_remote_webhook_targets_and_parallel_send_message_ids(fake, hooks):
         remote.webhook_targets(["ftp://nope"])
     _set_webhook(fake, "http://127.0.0.1:9/telegram")
     uid = remote.send_text(5, 5, "hallo")
-    fake.wait_for(lambda: hook.received == [uid], 5)
+    # (the delivery is recorded once its POST is answered, just after the hook saw it)
+    fake.wait_for(lambda: hook.received == [uid] and bool(remote.webhook_deliveries()), 5)
     assert remote.webhook_deliveries()[0]["target"] == hook.url
     remote.webhook_targets(None)
     assert remote.state()["webhook_targets"] == []
