@@ -155,14 +155,12 @@ def _show_settings(ctx: Ctx, chat: Chat, player: Player, fresh: bool) -> None:
     mark = "✅ "
     rows = [[(("" if player.reminders != s else mark) + tr(ctx.lang, key),
               buttons.encode(0, 0, f"rem.{s}"))] for s, key in SETTING_KEYS.items()]
-    rows.append([(("" if (player.quiet_from, player.quiet_to) != q else mark)
-                  + _quiet_text(ctx, *q), buttons.encode(0, 0, f"rem.q.{i}"))
-                 for i, q in enumerate(quiet.QUIET_CHOICES)][:3])
-    rows.append([(("" if (player.quiet_from, player.quiet_to) != q else mark)
-                  + _quiet_text(ctx, *q), buttons.encode(0, 0, f"rem.q.{i}"))
-                 for i, q in enumerate(quiet.QUIET_CHOICES)][3:])
+    hours = [(("" if (player.quiet_from, player.quiet_to) != q else mark)
+              + _quiet_text(ctx, *q), buttons.encode(0, 0, f"rem.q.{i}"))
+             for i, q in enumerate(quiet.QUIET_CHOICES)]
     zones = [(("" if zone != z else mark) + z.rpartition("/")[2].replace("_", " "),
               buttons.encode(0, 0, f"rem.z.{i}")) for i, z in enumerate(quiet.ZONES)]
+    rows += [hours[:3], hours[3:]]
     rows += [zones[i:i + 3] for i in range(0, len(zones), 3)]
     outgoing.say(ctx, chat, text, rows, slot="reminders", fresh=fresh)
 
