@@ -38,7 +38,7 @@ def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str,
     game = GAMES[game_id]
     name = presenter(game_id).name(ctx.lang)
     if chat.kind == "group":
-        if store.open_table(ctx.session, chat) is not None:
+        if store.open_table(ctx.session, chat, ctx.thread) is not None:
             raise Refusal(tr(ctx.lang, "busy_table"))
         # the menu says what was chosen and offers nothing more (its buttons would be stale)
         outgoing.say(ctx, chat, tr(ctx.lang, "menu.chosen", game=name), slot="menu")
@@ -68,7 +68,7 @@ def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str,
         engine_options = _options_from(game_id, parts[5])
         if engine_options is None:
             raise Refusal(tr(ctx.lang, "unknown_button"))
-    old = store.open_table(ctx.session, chat)
+    old = store.open_table(ctx.session, chat, ctx.thread)
     if old is not None:  # a new private game replaces an unfinished one: only if confirmed
         locked = store.lock_table(ctx.session, old)
         if locked is not None and locked.fsm_state in fsm.OPEN:
