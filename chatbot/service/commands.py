@@ -116,7 +116,7 @@ def new(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outco
     as the words say (a game by any of its names, a level as people write it)."""
     words = args.split()
     if chat.kind == "group" and store.open_table(ctx.session, chat, ctx.thread) is not None:
-        raise Refusal(tr(ctx.lang, "busy_table"), alert=False)
+        raise menus.busy(ctx, alert=False)
     plain = " ".join(w for w in words if "=" not in w)
     found = game_of(plain) if plain else None
     if plain and found is None:

@@ -21,7 +21,13 @@ from .transaction import Ctx
 register({
     "menu.options_hint": N_("⚙ Below, the options: tap to change."),
     "menu.chosen": N_("Which game? → {game}"),
+    "busy_topic": N_("A table is already open in this topic. /stop ends it."),
 })
+
+
+def busy(ctx: Ctx, alert: bool = True) -> Refusal:
+    """The answer to a new table where one is open (in a forum topic or a thread: there)."""
+    return Refusal(tr(ctx.lang, "busy_topic" if ctx.thread else "busy_table"), alert=alert)
 
 
 def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str,
@@ -39,7 +45,7 @@ def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str,
     name = presenter(game_id).name(ctx.lang)
     if chat.kind == "group":
         if store.open_table(ctx.session, chat, ctx.thread) is not None:
-            raise Refusal(tr(ctx.lang, "busy_table"))
+            raise busy(ctx)
         # the menu says what was chosen and offers nothing more (its buttons would be stale)
         outgoing.say(ctx, chat, tr(ctx.lang, "menu.chosen", game=name), slot="menu")
         return tables.open_lobby(ctx, chat, player, game_id, engine_options,
