@@ -21,13 +21,13 @@ from .transaction import Ctx
 register({
     "menu.options_hint": N_("⚙ Below, the options: tap to change."),
     "menu.chosen": N_("Which game? → {game}"),
-    "busy_topic": N_("A table is already open in this topic. /stop ends it."),
+    "busy_here": N_("A table is already open here. /stop ends it."),
 })
 
 
 def busy(ctx: Ctx, alert: bool = True) -> Refusal:
     """The answer to a new table where one is open (in a forum topic or a thread: there)."""
-    return Refusal(tr(ctx.lang, "busy_topic" if ctx.thread else "busy_table"), alert=alert)
+    return Refusal(tr(ctx.lang, "busy_here" if ctx.thread else "busy_table"), alert=alert)
 
 
 def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str,

@@ -108,9 +108,9 @@ def test_two_topics_run_two_tables_each_in_its_topic(
     # a second /new in a topic with a running table is refused there, in the person's words
     since = fake.last_seq()
     fake.send_text(FORUM, 602, "/new", topic=first)
-    busy = _said_in(fake, FORUM, first, "In diesem Thema läuft schon ein Tisch", since)
+    busy = _said_in(fake, FORUM, first, "Hier läuft schon ein Tisch. /stop beendet ihn.", since)
     fake.send_text(FORUM, 604, "/new", topic=second, language_code="en")
-    busy_en = _said_in(fake, FORUM, second, "already open in this topic", since)
+    busy_en = _said_in(fake, FORUM, second, "A table is already open here. /stop ends it.", since)
     assert (_thread(busy), _thread(busy_en)) == (first, second)
     # group commands in a topic answer in that topic
     fake.send_text(FORUM, 603, "/games", topic=second, language_code="en")
