@@ -131,6 +131,9 @@ class TelegramTransport:
                 return None
             if "message to edit not found" in text or "message can't be edited" in text:
                 raise MessageGone(str(exc)) from exc
+            thread = _THREAD.get()
+            if thread is not None and any(s in text for s in _TOPIC_GONE):
+                await self._topic_gone(chat, thread)  # (its table ends)
             raise Permanent(str(exc)) from exc
         except NetworkError as exc:  # includes TimedOut and 5xx answers
             raise Retry(2.0, f"network: {exc}") from exc
@@ -142,15 +145,10 @@ class TelegramTransport:
         thread = _THREAD.get()
         if thread is not None and self._refused(chat, thread):
             raise Permanent(f"topic {thread} is closed or deleted")
-        try:
-            msg = await self._call(chat, lambda: self.bot.send_message(
-                int(chat), text, entities=entities, reply_markup=keyboard(rows),
-                link_preview_options=_NO_PREVIEW,
-                message_thread_id=int(thread) if thread is not None else None))
-        except Permanent as exc:
-            if thread is not None and any(s in str(exc).lower() for s in _TOPIC_GONE):
-                await self._topic_gone(chat, thread)
-            raise
+        msg = await self._call(chat, lambda: self.bot.send_message(
+            int(chat), text, entities=entities, reply_markup=keyboard(rows),
+            link_preview_options=_NO_PREVIEW,
+            message_thread_id=int(thread) if thread is not None else None))
         return str(msg.message_id)
 
     def _refused(self, chat: str, thread: str) -> bool:
