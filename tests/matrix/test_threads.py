@@ -67,7 +67,10 @@ def test_two_threads_run_two_tables(matrix) -> None:
                 and busy.relates.get("event_id") == root_a
 
             # both start; the tables are edited in place in their threads
-            await alma.say(group, str(lobby_a.choice("Starten")), thread=root_a)
+            # (a number whose fallback names the bot's refusal - a message without choices -
+            # picks from the thread's lobby: a fallback is no reply)
+            await alma.say(group, str(lobby_a.choice("Starten")), thread=root_a,
+                           fallback=busy.event_id)
             await cleo.say(group, "!starten", thread=root_b)
             for lobby in (lobby_a, lobby_b):
                 await wait_for(lambda lobby=lobby: "Runde " in lobby.body
