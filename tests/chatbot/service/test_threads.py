@@ -88,3 +88,34 @@ def test_a_thread_that_takes_no_more_messages_ends_its_tables(h: Harness) -> Non
     # nothing more was queued for the gone thread; told once
     assert h.service.thread_gone(P, GROUP.external_id, "17") == []
     assert sum(told in m.text for m in h.messages(private(BOB))) == 1
+
+
+def test_what_the_clock_says_goes_to_the_tables_thread(h: Harness) -> None:
+    """Reminders, timeouts, the stand-in's moves and a lobby that expires: what deadlines
+    (no input, no thread of their own) queue for the group goes to the table's thread."""
+    idle = _lobby(h, T2, CAROL)  # a lobby nobody starts
+    table_id = _lobby(h, T1)
+    assert h.press(T1, BOB, h.buttons(GROUP, table_id)["join"]).changed
+    assert h.press(T1, ALICE, h.buttons(GROUP, table_id)["start"]).changed
+    before = max(r.id for r in _rows(h))
+    kinds = set()
+    for _ in range(12):  # nobody moves: reminders, timeouts, stand-ins, next rounds
+        table = h.table(table_id)
+        if table.next_deadline is None:
+            break
+        kinds.add(table.deadline_kind)
+        h.clock.set(table.next_deadline)
+        h.fire(table_id, table.version)
+    assert {"remind", "timeout"} <= kinds
+    lobby = h.table(idle)
+    assert lobby.next_deadline is not None  # (the lobby's expiry)
+    h.clock.set(lobby.next_deadline)
+    h.fire(idle, lobby.version)
+    assert h.table(idle).fsm_state == "abandoned"
+    group_rows = [r for r in _rows(h) if r.id > before
+                  and r.chat_external_id == GROUP.external_id]
+    assert any(r.slot == f"r{table_id}" for r in group_rows)  # (a reminder)
+    assert {r.thread for r in group_rows if r.table_id == table_id
+            or r.slot in (f"t{table_id}", f"r{table_id}")} == {"17"}
+    assert {r.thread for r in group_rows if r.slot == f"t{idle}"} == {T2.thread}
+    assert {r.thread for r in group_rows} == {"17", T2.thread}
