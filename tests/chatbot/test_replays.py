@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+from datetime import timedelta
 
 import pytest
 from sqlalchemy.engine import Engine
@@ -18,6 +19,7 @@ from chatbot.service import NotYourTable, UserRef
 from engine import GAMES
 from engine.cards import show
 from engine.replay import final_state, hands, replay
+from storage.retention import Retention, sweep
 from tests.chatbot.replaying import open_game, play_to_end, play_to_round_end, result_of
 from tests.chatbot.service.harness import (
     ALICE,
@@ -105,13 +107,13 @@ def test_chat_replay_in_german(h: Harness) -> None:
     assert labels == ["⏮", "◀", "▶", "⏭", "↩ Runden"]
     _press(h, ALICE, "▶")
     text, _ = _shown(h, ALICE)
-    assert text.split("\n")[0].endswith(f"Zug 1/{rnd.moves}")
+    assert text.split("\n")[0].endswith(f"Zug {min(1, rnd.moves)}/{rnd.moves}")  # (0: a 31)
     _press(h, ALICE, "⏭")
     text, _ = _shown(h, ALICE)
     assert text.split("\n")[0].endswith(f"Zug {rnd.moves}/{rnd.moves}")
     assert "Runde 1" in text.split("\n\n", 1)[1]  # the round's result at its last step
     _press(h, ALICE, "◀")
-    assert _shown(h, ALICE)[0].split("\n")[0].endswith(f"Zug {rnd.moves - 1}/{rnd.moves}")
+    assert _shown(h, ALICE)[0].split("\n")[0].endswith(f"Zug {max(0, rnd.moves - 1)}/{rnd.moves}")
     _press(h, ALICE, "↩ Runden")
     assert _shown(h, ALICE)[1] == ["Schwimmen · Stammtisch · Runde 1"]
     assert len(h.messages(private(ALICE))) == count
@@ -179,3 +181,22 @@ def test_no_card_before_its_round_ended_and_only_for_who_sat_there(h: Harness) -
         if table.fsm_state in ("turn", "final_round"):
             assert h.press(private(ALICE), ALICE, forged).ok
             assert_brief_refusal(h.press(private(ALICE), ALICE, f"v1:0:0:rp.{table_id}.2.0"))
+
+
+def test_replays_last_as_long_as_the_move_log(h: Harness) -> None:
+    """Kept while retention keeps the move log: 30 days after the game ended, then gone."""
+    table_id = open_game(h, "schwimmen", [ALICE, BOB])
+    play_to_end(h, table_id, [ALICE, BOB], random.Random(9))
+    finished = h.table(table_id).finished_at
+    assert finished is not None
+    h.clock.set(finished + timedelta(days=29))
+    assert sweep(h.engine, h.clock(), Retention())["move"] == 0
+    assert h.command(private(ALICE), ALICE, "replay").ok
+    assert _shown(h, ALICE)[1][0].startswith("Schwimmen · Stammtisch · Runde ")
+    h.clock.set(finished + timedelta(days=31))
+    assert sweep(h.engine, h.clock(), Retention())["move"] > 0
+    assert h.command(private(ALICE), ALICE, "replay").ok
+    assert _shown(h, ALICE)[0].startswith("↺ Noch keine beendete Runde")
+    out = h.press(private(ALICE), ALICE, f"v1:0:0:rp.{table_id}.1.0")
+    assert_brief_refusal(out)
+    assert out.text == "Diese Runde lässt sich nicht (mehr) nachspielen."
