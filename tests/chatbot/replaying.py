@@ -50,10 +50,14 @@ def step(h: Harness, table_id: int, people: list[UserRef], rng: random.Random,
     seat = next((s for s in seats if s.seat_no == seat_no), None)
     person = next((u for u in people if seat is not None and not seat.is_cpu
                    and not seat.away and _is(h, seat.player_id, u)), None)
-    if person is None or rng.random() < run_out:
-        assert table.next_deadline is not None, (table.fsm_state, table.deadline_kind)
-        h.clock.set(table.next_deadline)
-        h.fire(table_id, table.version)
+    if person is None or rng.random() < run_out:  # a deadline; a person's clock runs out
+        for _ in range(2):  # (the half-time reminder first, then the timeout)
+            assert table.next_deadline is not None, (table.fsm_state, table.deadline_kind)
+            h.clock.set(table.next_deadline)
+            h.fire(table_id, table.version)
+            kind, table = table.deadline_kind, h.table(table_id)
+            if kind != "remind":
+                break
         return True
     code = rng.choice(list(game.legal_actions(state))).code
     out = h.press(private(person), person, f"v1:{table_id}:{table.version}:{code}")
