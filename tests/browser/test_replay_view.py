@@ -15,6 +15,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from chatbot.service import Service
 from engine import GAMES
 from engine.replay import hands, replay
@@ -25,6 +27,14 @@ needs_playwright()
 from playwright.sync_api import expect  # noqa: E402
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+
+@pytest.fixture(autouse=True)
+def seeded_tables(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reproducible deals (table seeds come from ``SystemRandom``): no round ends on the deal,
+    and the screenshots show the same round every time."""
+    seeds = random.Random(41)
+    monkeypatch.setattr(random, "SystemRandom", lambda *a: random.Random(seeds.random()))
 
 
 def _round_over(service: Service, table_id: int, people: list[Person], seed: int) -> None:
