@@ -49,6 +49,12 @@ def h(sqlite_engine: Engine, clock: FakeClock) -> Harness:
     return Harness(sqlite_engine, clock, cpu_delay=0)
 
 
+@pytest.fixture
+def both(db_engine: Engine, clock: FakeClock) -> Harness:
+    """On SQLite and on PostgreSQL."""
+    return Harness(db_engine, clock, cpu_delay=0)
+
+
 def _rounds(h: Harness, table_id: int) -> list:
     table, seats = h.table(table_id), h.seats(table_id)
     return replay(table.game, len(seats), table.options.get("engine") or {}, table.seed,
@@ -93,7 +99,8 @@ def _press(h: Harness, user: UserRef, label: str) -> None:
     assert out.ok, out.text
 
 
-def test_chat_replay_in_german(h: Harness) -> None:
+def test_chat_replay_in_german(both: Harness) -> None:
+    h = both
     table_id = open_game(h, "schwimmen", [ALICE, BOB])
     play_to_round_end(h, table_id, [ALICE, BOB], random.Random(3))
     assert h.command(private(ALICE), ALICE, "replay").ok
@@ -153,7 +160,8 @@ def test_chat_replay_in_english_and_a_run_fast_hand(h: Harness) -> None:
     assert text.split("\n")[1].startswith("▶ ") and text.split("\n")[1] != "▶ Dealt."
 
 
-def test_no_card_before_its_round_ended_and_only_for_who_sat_there(h: Harness) -> None:
+def test_no_card_before_its_round_ended_and_only_for_who_sat_there(both: Harness) -> None:
+    h = both
     table_id = open_game(h, "schwimmen", [ALICE, BOB])
     h.command(private(MALLORY), MALLORY, "start")
     forged = f"v1:0:0:rp.{table_id}.1.0"
