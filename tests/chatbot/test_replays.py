@@ -15,10 +15,13 @@ import pytest
 from sqlalchemy.engine import Engine
 
 from chatbot.presenters import presenter
-from chatbot.service import NotYourTable, UserRef
+from chatbot.service import NotYourTable, Replayed, Settings, UserRef
+from chatbot.service.replays import step_rows
+from chatbot.service.transaction import Ctx
 from engine import GAMES
 from engine.cards import show
 from engine.replay import final_state, hands, replay
+from storage.models import GameTable
 from storage.retention import Retention, sweep
 from tests.chatbot.replaying import open_game, play_to_end, play_to_round_end, result_of
 from tests.chatbot.service.harness import (
@@ -216,3 +219,21 @@ def test_replays_last_as_long_as_the_move_log(h: Harness) -> None:
     out = h.press(private(ALICE), ALICE, f"v1:0:0:rp.{table_id}.1.0")
     assert_brief_refusal(out)
     assert out.text == "Diese Runde lässt sich nicht (mehr) nachspielen."
+
+
+def test_on_telegram_the_round_opens_in_the_mini_app_too() -> None:
+    """With the Mini App set up, the round's message links to its replay view (``&r=``)."""
+    codes = ["pass", "pass", "pass"]
+    rounds = replay("schwimmen", 3, {}, 7, codes)
+    table = GameTable(id=5, chat_id=1, game="schwimmen", seed=7, token="T" * 22)
+    replayed = Replayed(table, [], rounds, None, (0,))
+    page = Settings(webapp_page=lambda token: f"https://bot.example/webapp/?t={token}")
+    for platform, settings, app in (("telegram", page, True), ("matrix", page, False),
+                                    ("telegram", Settings(), False)):
+        ctx = Ctx(None, platform, "de", None, settings, None)  # type: ignore[arg-type]
+        rows = step_rows(ctx, replayed, rounds[0], 1, "de")
+        assert [label for row in rows for label, _ in row] == \
+            ["⏮", "◀", "▶", "⏭", "↩ Runden", *(["↺ In der App nachspielen"] if app else [])]
+        assert [d for _, d in rows[0]] == [f"v1:0:0:rp.5.1.{s}" for s in (0, 0, 2, 3)]
+        if app:
+            assert rows[2][0][1] == f"app:https://bot.example/webapp/?t={'T' * 22}&r=1"
