@@ -75,7 +75,9 @@ class Service:
                 store.note_member(session, chat, player, now)
             lang = pick_language(chat.language, user.language if user else None,
                                  self.settings.default_language)
-            ctx = Ctx(session, chat_ref.platform, lang, now, self.settings, self.decisions)
+            ctx = Ctx(session, chat_ref.platform, lang, now, self.settings, self.decisions,
+                      input_chat=chat_ref.external_id,
+                      thread=chat_ref.thread if chat.kind == "group" else None)
             outgoing.seed_language(ctx, chat, player)
             yield ctx, chat, player
 
@@ -226,6 +228,27 @@ class Service:
                 play.stop_table(ctx, table)
         self._notify(ctx)
         return people
+
+    def thread_gone(self, platform: str, chat_external_id: str, thread: str) -> list[int]:
+        """A chat's topic or thread takes no more messages (a Telegram forum topic closed or
+        deleted): its open tables end (abandoned; their players are told privately) and what
+        was still to go there is dropped - nothing is tried again. Returns the ended tables."""
+        with self.tx.tx() as session:
+            chat = session.exec(select(Chat).where(
+                Chat.platform == platform, Chat.external_id == chat_external_id)).first()
+            if chat is None:
+                return []
+            ctx = Ctx(session, platform, outgoing.language_of(chat, self.settings),
+                      self.clock(), self.settings, self.decisions)
+            ended = []
+            for table in store.open_tables_in(session, chat, thread):
+                play.thread_gone(ctx, table)
+                ended.append(table.id)
+            dropped = outgoing.drop_thread(ctx, chat, thread)
+        log.info("%s %s: thread %s gone; tables %s ended, %d messages dropped", platform,
+                 chat_external_id, thread, ended, dropped)
+        self._notify(ctx)
+        return ended  # type: ignore[return-value]
 
     # ------------------------------------------------------------------ after a commit
     def _notify(self, ctx: Ctx | None) -> None:

@@ -100,7 +100,7 @@ def again(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: U
         raise Refusal(tr(ctx.lang, "seated_only"))
     chat = store.get_chat(ctx.session, table.chat_id)
     assert chat is not None
-    open_id = store.open_table(ctx.session, chat)
+    open_id = store.open_table(ctx.session, chat, table.thread_id)
     if open_id is not None:
         other = store.lock_table(ctx.session, open_id)
         rematch = store.options(other).rematch if other is not None else None
@@ -110,7 +110,7 @@ def again(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: U
     # the CPU players come along in their seats
     options = store.options(table).but(rematch=None, resigned=None, cpus=0, fill_cpu=False)
     new = tables.new_table(ctx, chat, player, table.game, private=table.is_private,
-                           options=options.to_json())
+                           options=options.to_json(), thread=table.thread_id)
     new.turn_timeout = table.turn_timeout
     for s in seats:
         person = not s.is_cpu and s.player_id is not None
