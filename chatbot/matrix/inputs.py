@@ -136,7 +136,7 @@ class InputsMixin:
         if edit and intent.kind == "chat":
             return  # (chatter edited: it had its answer)
         chat_ref, user = await self._refs(room_id, sender)
-        if intent.kind in ("choice", "choices", "move") and self.sender is not None:
+        if intent.kind in ("choice", "choices", "move", "arrow") and self.sender is not None:
             await self.sender.settled(room_id)
         private = chat_ref.kind == "private"
         lang = await self._lang(room_id)
@@ -147,6 +147,14 @@ class InputsMixin:
         if intent.kind in ("choice", "choices"):
             items = intent.items or (str(intent.number),)
             await self._choice(chat_ref, user, key, content, items, lang)
+            return
+        if intent.kind == "arrow":  # "<" / ">": the ◀ / ▶ of the room's newest view
+            rows = await asyncio.to_thread(self.store.newest_buttons, room_id) or []
+            data = next((d for label, d in rows if label.strip() == intent.name), None)
+            if data is not None:
+                await self._press(chat_ref, user, data, key)
+            elif private:
+                await self._say(chat_ref, tr(lang, "mx.not_now"))
             return
         if intent.kind == "move":
             data = await self._find_button(room_id, user, intent.name, private,
@@ -261,7 +269,7 @@ class InputsMixin:
     async def _command(self, chat_ref: ChatRef, user: UserRef, intent: Intent, key: str,
                        lang: str) -> None:
         known = {"start", "help", "rules", "language", "new", "stop", "stats", "top", "games",
-                 "reminders"}
+                 "reminders", "replay"}
         if intent.name not in known and chat_ref.kind == "group":
             return  # maybe another bot's command: in groups we answer only our own
         outcome = await asyncio.to_thread(self.service.command, chat_ref, user, intent.name,

@@ -26,7 +26,7 @@ from storage.models import Chat, GameTable, Move, Player
 from .. import buttons
 from ..i18n import DEFAULT_LANGUAGE, pick_language, tr
 from ..runtime import metrics
-from . import commands, cpu, outgoing, play, ratings, router, store
+from . import commands, cpu, outgoing, play, ratings, replays, router, store
 from .api import Change, ChatRef, Outcome, Refusal, Settings, UserRef
 from .deadlines import Deadlines
 from .flood import Flood, Verdict
@@ -352,6 +352,14 @@ class Service:
     def replay(self, table_id: int) -> Any:
         """Rebuild a table's engine state from its seed and move log (for audits and tests)."""
         return self.queries.replay(table_id)
+
+    def replay_sight(self, platform: str, user_id: str, user_lang: str | None,
+                     table_key: int | str) -> tuple[replays.Replayed, str] | None:
+        """A table's rounds (every hand open; show only those that ended) for a person who sat
+        at it, with their language; ``None``: no such table; ``NotYourTable``: not theirs."""
+        with self.tx.read() as session:
+            return replays.sight(session, platform, user_id, table_key, user_lang,
+                                 self.settings.default_language)
 
     def resend(self, table_id: int) -> None:
         """Queue the table's views again (e.g. when a console resumes a table)."""
