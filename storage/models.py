@@ -87,6 +87,9 @@ class GameTable(SQLModel, table=True):
     reminded: bool = False
     turn_ends_at: datetime | None = None  # when a long turn clock of the person on turn ends
     paused_until: datetime | None = None  # a paused long game's clock stands still until then
+    # a pause asked for (who, how long, who agreed, when it lapses) or running (the clock as it
+    # stood when it began): see chatbot/service/pause.py
+    pause: dict[str, Any] | None = _json(None)
     log: list[dict[str, Any]] = _json(list)  # the last public events, for "last move" lines
     created_at: datetime
     updated_at: datetime

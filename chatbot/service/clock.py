@@ -16,6 +16,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import fsm
+from storage.db import aware
 from storage.models import GameTable, Player, Seat
 
 from ..durations import time_left
@@ -60,6 +61,7 @@ def schedule(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableMode
     """Set the table's next deadline from its state (all time lives in the database)."""
     if table.reminded:  # the turn it reminded of is over
         outgoing.forget_reminder(ctx, table)
+    _pause_after_change(ctx, table)
     table.next_deadline, table.deadline_kind, table.reminded = None, None, False
     table.turn_ends_at = None
     ctx.touch(table)
@@ -80,6 +82,17 @@ def schedule(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableMode
                                         or _humans_out(seats, model)):
         table.deadline_kind = "next"
         table.next_deadline = ctx.now + timedelta(seconds=ctx.settings.next_round_delay)
+
+
+def _pause_after_change(ctx: Ctx, table: GameTable) -> None:
+    """The game moved on: a running pause is over (someone played on), a request for one
+    lapses when the clock of the turn it was asked in would have run out."""
+    if table.paused_until is not None:
+        table.paused_until, table.pause = None, None
+    elif table.pause:
+        lapses = table.pause.get("lapses")
+        if not isinstance(lapses, str) or aware(datetime.fromisoformat(lapses)) <= ctx.now:
+            table.pause = None
 
 
 def _humans_out(seats: list[Seat], model: fsm.TableModel) -> bool:
@@ -146,7 +159,8 @@ def _tell(ctx: Ctx, table: GameTable, seats: list[Seat], seat: Seat, player: Pla
           key: str) -> None:
     """A reminder in the person's private chat: their view, under a line that says why."""
     chat = store.get_chat(ctx.session, table.chat_id)
-    where = chat.title if chat is not None and not table.is_private and chat.title else None
+    where = outgoing.linked_title(ctx, chat, table) if chat is not None \
+        and not table.is_private else None
     lang = outgoing.person_language(ctx, chat.platform if chat else ctx.platform, player)
     ends = table.turn_ends_at
     left = time_left((ends - ctx.now).total_seconds(), lang) if ends is not None else ""

@@ -50,7 +50,7 @@ from .sender import OutboxSender, TelegramTransport
 log = logging.getLogger(__name__)
 PLATFORM = "telegram"
 COMMANDS = ("start", "help", "rules", "language", "new", "stop", "stats", "top", "games",
-            "reminders")
+            "reminders", "pause")
 MANAGE_CODES = ("start", "stop", "kick", "fill", "clock", "cur", "opt", "lvl", "lang")
 ANSWER_WINDOW = 10.0  # seconds Telegram takes an answer to a button press (not documented)
 NEWEST_KEY = "telegram:newest_update"  # key_value: the newest update id fetched, and when
@@ -69,6 +69,7 @@ register({
     "command.top": N_("The group's leaderboard"),
     "command.games": N_("Your running tables"),
     "command.reminders": N_("Turn reminders and quiet hours"),
+    "command.pause": N_("Pause a long game (1, 3 or 7 days)"),
 })
 
 
