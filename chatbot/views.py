@@ -71,10 +71,10 @@ def pause_part(table: GameTable, seats: list[Seat], lang: str) -> tuple[list[str
         return [tr(lang, "pause.until", until=until)], \
             [[_btn(table, tr(lang, "pause.go_on"), "pr")]]
     if kept.get("n") is not None:
-        askers = [s for s in seats if not s.is_cpu and s.player_id and not s.away]
+        askers = {s.seat_no for s in seats if not s.is_cpu and s.player_id and not s.away}
         by = next((s.name for s in seats if s.seat_no == kept.get("by")), "?")
         line = tr(lang, "pause.request", name=by, length=pause_label(kept["days"], lang),
-                  count=len(kept.get("yes") or []) + 1, of=len(askers))
+                  count=len(kept.get("yes") or []) + 1, of=len(askers | {kept.get("by")}))
         return [line], [[_btn(table, tr(lang, "pause.agree"), f"pa.{kept['n']}")]]
     return [], [[_btn(table, tr(lang, "pause.button", length=pause_label(d, lang)), f"pz.{d}")
                  for d in PAUSE_DAYS]]

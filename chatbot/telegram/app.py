@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime
+from datetime import UTC
 from typing import Any, TypeVar
 
 from telegram import BotCommand, Update
@@ -85,7 +85,7 @@ class TelegramBot:
         # A CPU turn that may think (Experte) runs on a worker thread.
         sqlite = service.engine.dialect.name == "sqlite"
         self.db = None if sqlite else ThreadPoolExecutor(4, thread_name_prefix="stammtisch-db")
-        self.store = OutboxStore(service.engine, PLATFORM)
+        self.store = OutboxStore(service.engine, PLATFORM, clock=service.clock)
         self.transport = TelegramTransport(app.bot, on_forbidden=self._forbidden)
         # The sender's database work has a thread of its own on PostgreSQL: queued behind a
         # flood of inputs, a pass could outlast its lease (and another process send again).
@@ -178,7 +178,7 @@ class TelegramBot:
         """(Re)arm each changed table's deadline: one JobQueue job per table; a deadline that
         is already due (a CPU turn without delay) fires straight away."""
         jq = self.app.job_queue
-        now = datetime.now(UTC)
+        now = self.service.clock()  # (the tests' clock may run ahead: a delay, not a moment)
         for change in changes:
             old = self._jobs.pop(change.table_id, None)
             if old is not None:
@@ -191,7 +191,7 @@ class TelegramBot:
                 self._track(self._fire(change.table_id, change.version))
                 continue
             self._jobs[change.table_id] = jq.run_once(
-                self._deadline_job, when=when, name=f"deadline:{change.table_id}",
+                self._deadline_job, when=(when - now).total_seconds(), name=f"deadline:{change.table_id}",
                 data=(change.table_id, change.version))
 
     def _track(self, coro: Any) -> None:
