@@ -22,12 +22,13 @@ class OffsetClock:
     def __init__(self, path: str) -> None:
         self.path = path
         self._lock = threading.Lock()
-        self._stamp: int | None = None
+        self._stamp: tuple[int, int, int] | None = None
         self._offset = 0.0
 
     def offset(self) -> float:
         try:
-            stamp = os.stat(self.path).st_mtime_ns
+            st = os.stat(self.path)
+            stamp = (st.st_mtime_ns, st.st_ino, st.st_size)  # (a new file: a new inode)
         except OSError:
             return self._offset
         with self._lock:

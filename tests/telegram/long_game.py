@@ -1,17 +1,15 @@
-"""Helpers of the Telegram end-to-end tests of long games (issue 37): the bot process's
-simulated clock (``SimClock``: the file ``STAMMTISCH_CLOCK_FILE`` names, see
-``chatbot.runtime.simclock``), a group table with a long clock opened by typing
-``/new schwimmen clock=12h``, and what the people's chats got."""
+"""Helpers of the Telegram end-to-end tests of long games (issue 37): a group table with a
+long clock opened by typing ``/new schwimmen clock=12h``, and what the people's chats got
+(the bot process's clock is ``tests.simclock.SimClock``)."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from tests.fakes.telegram_api import FakeBotApi
+from tests.simclock import SimClock
 from tests.telegram.bot_db import Db, as_utc
 from tests.telegram.bot_process import WAIT
 from tests.telegram.keyboards import answer_text, codes, peek, table_of
@@ -33,30 +31,6 @@ def quiet(when: datetime, user: int) -> bool:
     """Within the person's default quiet hours (23:00–08:00 in their language's zone)."""
     hour = when.astimezone(ZONES[user]).hour
     return hour >= 23 or hour < 8
-
-
-class SimClock:
-    """The bot process's clock: real time plus an offset the test sets (it runs on at the
-    real pace between jumps)."""
-
-    def __init__(self, path: Path, start: datetime) -> None:
-        self.path = path
-        self.set(start)
-
-    def offset(self) -> float:
-        return float(self.path.read_text())
-
-    def now(self) -> datetime:
-        return datetime.now(UTC) + timedelta(seconds=self.offset())
-
-    def set(self, when: datetime) -> None:
-        """Jump to ``when`` (the file is replaced whole: the process never reads half)."""
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(repr((when - datetime.now(UTC)).total_seconds()))
-        os.replace(tmp, self.path)
-
-    def env(self) -> dict[str, str]:
-        return {"STAMMTISCH_CLOCK_FILE": str(self.path)}
 
 
 @dataclass
@@ -131,3 +105,6 @@ def sent(fake: FakeBotApi, chat: int, since: int = 0, prefix: str = "") -> list[
 
 def deadline(row: dict) -> datetime | None:
     return as_utc(row["next_deadline"]) if row["next_deadline"] else None
+
+
+__all__ = ["SimClock"]
