@@ -4,6 +4,7 @@ long clock opened by typing ``/new schwimmen clock=12h``, and what the people's 
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -12,7 +13,7 @@ from tests.fakes.telegram_api import FakeBotApi
 from tests.simclock import SimClock
 from tests.telegram.bot_db import Db, as_utc
 from tests.telegram.bot_process import WAIT
-from tests.telegram.keyboards import answer_text, codes, peek, table_of
+from tests.telegram.keyboards import answer_text, codes, move_datas, peek, table_of
 
 ZONES = {501: ZoneInfo("Europe/Berlin"), 502: ZoneInfo("Europe/London")}  # by language
 DAY0 = datetime(2030, 1, 7, tzinfo=UTC)  # a Monday in winter: Berlin is UTC+1
@@ -94,6 +95,59 @@ class LongTable:
             return row["version"], row["deadline_kind"], str(row["next_deadline"])
         return self.fake.wait_for(lambda: key(row := self.row()) != key(before) and row,
                                   WAIT, message=f"table {self.table_id} to move on")
+
+
+def on_turn(t: LongTable) -> tuple[int, dict] | None:
+    """Who is on turn and the private message to move from: the newest reminder ("⏰ …")
+    if one shows the moves, else the view that came at the turn's start."""
+    for reminders in (True, False):
+        for user in (ALICE, BOB):
+            found = [m for m in t.fake.messages(user, include_deleted=False)
+                     if move_datas(m, t.table_id)
+                     and (m["text"] or "").startswith("⏰") == reminders]
+            if found:
+                return user, found[-1]
+    return None
+
+
+def settled(t: LongTable) -> None:
+    """Wait until the bot delivered everything it queued (no view shows stale buttons)."""
+    t.fake.wait_for(lambda: not t.db.rows("SELECT id FROM outbox WHERE status = 'pending' "
+                                          "AND chat_external_id IN (:a, :b, :g)",
+                                          a=str(ALICE), b=str(BOB), g=str(t.group)),
+                    WAIT, message="the bot's messages to be delivered")
+
+
+def answer(t: LongTable) -> bool:
+    """The person on turn makes a move from the buttons of their newest private message of
+    the table (a reminder's, if one came); whether it was a reminder's."""
+    fake = t.fake
+    before = t.row()
+    moves = t.db.moves(t.table_id)
+    for _ in range(50):  # (a message just replaced by a newer one is looked up again)
+        settled(t)
+        turn = on_turn(t)
+        if turn is None:
+            time.sleep(0.1)
+            continue
+        user, message = turn
+        data = sorted(d for d in move_datas(message, t.table_id) if not d.endswith("knock"))[0]
+        try:
+            uid = fake.press(user, user, message["message_id"], data,
+                             language_code=LANGS[user])
+        except ValueError:
+            time.sleep(0.1)
+            continue
+        said = answer_text(fake, uid)
+        if said is None:
+            break
+        time.sleep(0.1)  # (refused: a view the bot was just replacing; look again)
+    else:
+        raise AssertionError("nobody's private message shows the moves")
+    t.wait_change(before)
+    new = t.db.moves(t.table_id)[len(moves):]
+    assert new and new[0]["actor"] == "player", new  # the button counted
+    return bool(message["text"].startswith("⏰"))
 
 
 def sent(fake: FakeBotApi, chat: int, since: int = 0, prefix: str = "") -> list[dict]:

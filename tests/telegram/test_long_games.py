@@ -9,7 +9,6 @@ lobby nobody starts closes by itself."""
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
@@ -19,14 +18,14 @@ import pytest
 from tests.fakes.telegram_api import FakeBotApi
 from tests.telegram.bot_db import Db, as_utc
 from tests.telegram.bot_process import WAIT, BotProcess
-from tests.telegram.keyboards import answer_text, codes, move_datas, peek, table_of
+from tests.telegram.keyboards import answer_text, codes, peek, table_of
 from tests.telegram.long_game import (
     ALICE,
     BOB,
     GROUP,
-    LANGS,
     LongTable,
     SimClock,
+    answer,
     berlin,
     deadline,
     quiet,
@@ -43,48 +42,6 @@ def _json(value: object) -> dict:
 def _entities(call: dict) -> list[dict]:
     value = call["params"].get("entities") or []
     return json.loads(value) if isinstance(value, str) else value
-
-
-def _on_turn(t: LongTable) -> tuple[int, dict] | None:
-    """Who is on turn and the private message to move from: the newest reminder ("⏰ …")
-    if one shows the moves, else the view that came at the turn's start."""
-    for reminders in (True, False):
-        for user in (ALICE, BOB):
-            found = [m for m in t.fake.messages(user, include_deleted=False)
-                     if move_datas(m, t.table_id)
-                     and (m["text"] or "").startswith("⏰") == reminders]
-            if found:
-                return user, found[-1]
-    return None
-
-
-def _answer(t: LongTable) -> bool:
-    """The person on turn makes a move from the buttons of their newest private message of
-    the table (a reminder's, if one came); whether it was a reminder's."""
-    fake = t.fake
-    before = t.row()
-    moves = t.db.moves(t.table_id)
-    for _ in range(50):  # (a message just replaced by a newer one is looked up again)
-        turn = _on_turn(t)
-        if turn is None:
-            time.sleep(0.1)
-            continue
-        user, message = turn
-        data = sorted(d for d in move_datas(message, t.table_id) if not d.endswith("knock"))[0]
-        try:
-            uid = fake.press(user, user, message["message_id"], data,
-                             language_code=LANGS[user])
-            break
-        except ValueError:
-            time.sleep(0.1)
-    else:
-        raise AssertionError("nobody's private message shows the moves")
-    fake.wait_for(lambda: (fake.query_answer(uid) or {}).get("answered"), WAIT,
-                  message="the answer to the move")
-    t.wait_change(before)
-    new = t.db.moves(t.table_id)[len(moves):]
-    assert new and new[0]["actor"] == "player", new  # the button counted
-    return bool(message["text"].startswith("⏰"))
 
 
 def _pause_a_day(t: LongTable, clock: SimClock) -> None:
@@ -169,7 +126,7 @@ def test_a_twelve_hour_group_game_over_three_simulated_days(
             t.wait_change(row)
             fired["timeout"] += 1
             continue
-        answered_reminder += _answer(t)
+        answered_reminder += answer(t)
     assert restarted and paused and turns >= 4, (restarted, paused, turns, fired)
     assert fired["remind"] >= 3 and answered_reminder >= 2, (fired, answered_reminder)
     reminders = {u: sent(fake, u, prefix="⏰") for u in (ALICE, BOB)}
