@@ -144,6 +144,29 @@ def _after_nudge(ctx: Ctx, table: GameTable, player: Player | None) -> None:
         table.deadline_kind, table.next_deadline = "timeout", table.turn_ends_at
 
 
+def after_pause(ctx: Ctx, table: GameTable, seats: list[Seat], kind: str | None,
+                due: datetime | None, ends: datetime | None) -> None:
+    """A pause is over: the clock goes on from where it stood (``kind``, ``due`` and ``ends``
+    moved by the pause). A person's long turn keeps its rules: a clock of 12 hours or more
+    does not run out in their quiet hours, a reminder not sent yet comes when one may."""
+    table.deadline_kind, table.next_deadline, table.turn_ends_at = kind, due, ends
+    if ends is None or kind not in ("nudge", "remind", "timeout"):
+        return
+    model = store.model(table, seats)
+    seat_no = model.game.to_act(model.engine_state) if model.engine_state else None
+    seat = next((s for s in seats if s.seat_no == seat_no), None)
+    player = store.get_player(ctx.session, seat.player_id) \
+        if seat is not None and seat.player_id and not seat.is_cpu else None
+    if player is None:
+        return
+    if table.turn_timeout >= quiet.NEVER_ENDS_QUIET:
+        table.turn_ends_at = quiet.quiet_over(player, ends)
+    if kind == "timeout":
+        table.next_deadline = table.turn_ends_at
+    else:  # (the view comes down as the game goes on: the last-quarter reminder is next)
+        _after_nudge(ctx, table, player)
+
+
 def nudge(ctx: Ctx, table: GameTable, seats: list[Seat]) -> None:
     """The quiet hours are over: the person on turn gets their view at the bottom of their
     chat; the last-quarter reminder comes next."""

@@ -21,7 +21,7 @@ from storage.models import Chat, GameTable, Player, Seat
 
 from ..durations import PAUSE_CLOCK, PAUSE_DAYS, pause_label, weekday_time
 from ..i18n import N_, register, tr
-from . import outgoing, play, store
+from . import clock, outgoing, play, store
 from .api import Outcome, Refusal, UserRef
 from .transaction import Ctx
 
@@ -87,8 +87,9 @@ def ask(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: Use
     if table.paused_until is not None:
         raise Refusal(tr(ctx.lang, "pause.already"))
     request = table.pause
-    if request:
-        return _agree(ctx, table, seats, seat, request)
+    lapses = _time((request or {}).get("lapses"))
+    if request and (lapses is None or ctx.now < lapses):
+        return _agree(ctx, table, seats, seat, request)  # (a lapsed one is asked anew)
     if not [s for s in people(seats) if s.seat_no != seat.seat_no]:
         _begin(ctx, table, seats, int(days))  # nobody else to ask
         return Outcome(tr(ctx.lang, "pause.agreed"),
@@ -166,11 +167,11 @@ def end(ctx: Ctx, table: GameTable, seats: list[Seat]) -> None:
     since = _time(kept.get("since")) or ctx.now
     shift = max(ctx.now - since, timedelta(0))
     due, ends = _time(kept.get("due")), _time(kept.get("ends"))
-    kind = kept.get("kind")
-    table.deadline_kind = kind if isinstance(kind, str) and due is not None else None
-    table.next_deadline = due + shift if due is not None else None
-    table.turn_ends_at = ends + shift if ends is not None else None
+    kind = kept.get("kind") if due is not None else None
     table.paused_until, table.pause = None, None
+    clock.after_pause(ctx, table, seats, kind if isinstance(kind, str) else None,
+                      due + shift if due is not None else None,
+                      ends + shift if ends is not None else None)
     outgoing.announce(ctx, table, "pause.over")
     store.bump(ctx, table)
     play.show(ctx, table, seats)  # (the person on turn: their view at the bottom again)

@@ -104,6 +104,21 @@ def test_go_on_earlier_moves_the_clock_by_the_time_it_stood_still(h: Harness) ->
         "allein stimmt einer erbetenen zu; /pause aus spielt weiter.")
 
 
+def test_a_twelve_hour_clock_moved_by_a_pause_still_never_ends_in_quiet_hours(
+        h: Harness) -> None:
+    table_id = long_table(h, at=berlin(0, 13))
+    until_a_turn(h, table_id)
+    assert h.table(table_id).turn_ends_at == berlin(1, 8)  # (01:00 is in the quiet hours)
+    h.clock.advance(3600)
+    assert h.command(GROUP, ALICE, "pause", "1").ok and h.command(GROUP, BOB, "pause").ok
+    h.clock.set(berlin(1, 7))  # 17 hours later: the turn would end Wednesday 01:00
+    assert h.command(GROUP, BOB, "pause", "aus").text == "▶ Es geht weiter."
+    table = h.table(table_id)
+    assert table.turn_ends_at == berlin(2, 8)  # when the quiet hours end instead
+    assert table.deadline_kind == "remind" and table.next_deadline is not None
+    assert table.next_deadline < table.turn_ends_at
+
+
 def test_bad_presses_get_a_short_answer_and_change_nothing(h: Harness) -> None:
     table_id = long_table(h, at=berlin(0, 13))
     until_a_turn(h, table_id)
