@@ -89,6 +89,9 @@ class GameTable(SQLModel, table=True):
     paused_until: datetime | None = None  # a paused long game's clock stands still until then
     # the chat's topic or thread the table lives in (an adapter's opaque key; None: the chat)
     thread_id: str | None = Field(default=None, max_length=128)
+    # a pause asked for (who, how long, who agreed, when it lapses) or running (the clock as it
+    # stood when it began): see chatbot/service/pause.py
+    pause: dict[str, Any] | None = _json(None)
     log: list[dict[str, Any]] = _json(list)  # the last public events, for "last move" lines
     created_at: datetime
     updated_at: datetime

@@ -40,6 +40,7 @@ COMMANDS: dict[str, str] = {
     "games": "games", "spiele": "games", "tische": "games",
     "reminders": "reminders", "erinnerungen": "reminders", "erinnerung": "reminders",
     "replay": "replay", "nachspielen": "replay",
+    "pause": "pause", "pausieren": "pause",
 }
 # ``!word`` → the button code it presses (in the newest view of the room, or of the player's
 # direct room). ``start`` presses "Start" in a lobby and is the greeting elsewhere.
@@ -165,12 +166,13 @@ def _html_line(line: str) -> str:
     return "&nbsp;" * lead + html.escape(stripped, quote=False)
 
 
-_PILL = re.compile(r"\[([^\[\]]+)\]\(https://matrix\.to/#/(@[^()\s]+)\)")
+# a person's pill, or a link to a room's event (a private reminder's link to the group table)
+_PILL = re.compile(r"\[([^\[\]]+)\]\(https://matrix\.to/#/([@!][^()\s]+)\)")
 
 
 def mentions(text: str) -> list[str]:
     """The Matrix ids the service's text mentions (``[name](https://matrix.to/#/@id)``)."""
-    return [m.group(2) for m in _PILL.finditer(text)]
+    return [m.group(2) for m in _PILL.finditer(text) if m.group(2).startswith("@")]
 
 
 def _html_pills(line: str) -> str:

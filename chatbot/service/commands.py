@@ -14,7 +14,7 @@ from .. import buttons
 from ..durations import clock_label, typed_clock
 from ..i18n import LANGUAGES, N_, language_name, register, tr
 from ..presenters import PRESENTERS, presenter
-from . import menus, outgoing, people, play, replays, stats, store, tables
+from . import menus, outgoing, pause, people, play, replays, stats, store, tables
 from .api import Outcome, Refusal, UserRef
 from .lobby import TIMEOUT_CHOICES
 from .transaction import Ctx
@@ -197,7 +197,7 @@ def option_words(ctx: Ctx, game_id: str, words: list[str]) -> dict[str, Any]:
 
 COMMANDS: dict[str, Command] = {
     "start": start, "help": help_, "rules": rules, "language": language, "new": new,
-    "stop": stop,
+    "stop": stop, "pause": pause.command,
     **stats.COMMANDS,  # /stats, /top
     **people.COMMANDS,  # /games, /reminders
     **replays.COMMANDS,  # /replay

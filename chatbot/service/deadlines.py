@@ -14,7 +14,7 @@ from sqlmodel import col, select
 from storage.models import GameTable
 
 from ..runtime import metrics
-from . import clock, cpu, lobby, outgoing, play, seating, store
+from . import clock, cpu, lobby, outgoing, pause, play, seating, store
 from .api import Refusal, Settings
 from .transaction import Ctx, Transactions
 
@@ -92,6 +92,8 @@ class Deadlines:
                         seating.due(ctx, table, seats)
                     elif kind == "expire":
                         lobby.expire(ctx, table)
+                    elif kind == "resume":
+                        pause.end(ctx, table, seats)
                     else:
                         table.next_deadline = None
             except _PlanFirst:

@@ -354,6 +354,35 @@ def game_name(table: GameTable, lang: str) -> str:
     return presenter(table.game).name(lang)  # type: ignore[no-any-return]
 
 
+def table_link(ctx: Ctx, chat: Chat, table: GameTable) -> str | None:
+    """A link to the group's table message, for a private reminder: on Telegram
+    ``https://t.me/c/<id>/<message>`` (a supergroup: its members open it), on Matrix the
+    room's event (``https://matrix.to/#/<room>/<event>``); ``None`` where there is none."""
+    slot = ctx.session.exec(select(MessageSlot).where(
+        MessageSlot.platform == chat.platform, MessageSlot.chat_external_id == chat.external_id,
+        MessageSlot.slot == f"t{table.id}")).first()
+    if slot is None or not slot.message_id:
+        return None
+    if chat.platform == "telegram" and chat.external_id.startswith("-100") \
+            and chat.external_id[4:].isdigit() and slot.message_id.isdigit():
+        return f"https://t.me/c/{chat.external_id[4:]}/{slot.message_id}"
+    if chat.platform == "matrix" and chat.external_id.startswith("!"):
+        return f"https://matrix.to/#/{chat.external_id}/{slot.message_id}"
+    return None
+
+
+def linked_title(ctx: Ctx, chat: Chat, table: GameTable) -> str | None:
+    """The group's name, linked to its table message where the platform allows
+    (``[name](url)``: a text link on Telegram, a link to the room's event on Matrix)."""
+    if not chat.title:
+        return None
+    link = table_link(ctx, chat, table)
+    if link is None:
+        return chat.title
+    name = chat.title.replace("[", "(").replace("]", ")")
+    return f"[{name}]({link})"
+
+
 def remind_privately(ctx: Ctx, table: GameTable, seats: list[Seat], seat: Seat,
                      player: Player, header: str) -> None:
     """A turn reminder in the person's private chat: their view (hand, table, the move

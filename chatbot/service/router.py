@@ -12,7 +12,19 @@ from storage.models import Chat, GameTable, Player, Seat
 
 from .. import buttons
 from ..i18n import LANGUAGES, tr
-from . import commands, history, lobby, menus, people, play, replays, seating, spectate, store
+from . import (
+    commands,
+    history,
+    lobby,
+    menus,
+    pause,
+    people,
+    play,
+    replays,
+    seating,
+    spectate,
+    store,
+)
 from .api import Outcome, Refusal, UserRef
 from .transaction import Ctx
 
@@ -25,9 +37,12 @@ UI: dict[str, Handler] = {
     "cur": lobby.currency, "opt": lobby.game_option, "lvl": lobby.cpu_level,
     "again": seating.again, "fill": seating.fill, "resign": seating.resign,
     "log": history.history, "skip": spectate.skip,
+    "pz": pause.ask, "pa": pause.agree, "pr": pause.resume,
 }
 # buttons whose meaning never goes stale ("resign" is checked against the seat's question)
-VERSION_FREE = frozenset({"join", "leave", "cards", "back", "resign", "log", "skip"})
+# (the pause's buttons are checked against the pause's own state: see ``pause``)
+VERSION_FREE = frozenset({"join", "leave", "cards", "back", "resign", "log", "skip",
+                          "pz", "pa", "pr"})
 
 
 def route(ctx: Ctx, chat: Chat, player: Player, user: UserRef, press: buttons.Press) -> Outcome:

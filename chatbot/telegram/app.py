@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC
 from typing import Any, TypeVar
 
 from telegram import BotCommand, Update
@@ -51,7 +51,7 @@ from .sender import OutboxSender, TelegramTransport
 log = logging.getLogger(__name__)
 PLATFORM = "telegram"
 COMMANDS = ("start", "help", "rules", "language", "new", "stop", "stats", "top", "games",
-            "reminders", "replay")
+            "reminders", "replay", "pause")
 MANAGE_CODES = ("start", "stop", "kick", "fill", "clock", "cur", "opt", "lvl", "lang")
 ANSWER_WINDOW = 10.0  # seconds Telegram takes an answer to a button press (not documented)
 NEWEST_KEY = "telegram:newest_update"  # key_value: the newest update id fetched, and when
@@ -71,6 +71,7 @@ register({
     "command.games": N_("Your running tables"),
     "command.reminders": N_("Turn reminders and quiet hours"),
     "command.replay": N_("Replay a finished round"),
+    "command.pause": N_("Pause a long game (1, 3 or 7 days)"),
 })
 
 
@@ -86,7 +87,7 @@ class TelegramBot:
         # A CPU turn that may think (Experte) runs on a worker thread.
         sqlite = service.engine.dialect.name == "sqlite"
         self.db = None if sqlite else ThreadPoolExecutor(4, thread_name_prefix="stammtisch-db")
-        self.store = OutboxStore(service.engine, PLATFORM)
+        self.store = OutboxStore(service.engine, PLATFORM, clock=service.clock)
         self.transport = TelegramTransport(app.bot, on_forbidden=self._forbidden,
                                            on_thread_gone=self._thread_gone)
         # The sender's database work has a thread of its own on PostgreSQL: queued behind a
@@ -180,7 +181,7 @@ class TelegramBot:
         """(Re)arm each changed table's deadline: one JobQueue job per table; a deadline that
         is already due (a CPU turn without delay) fires straight away."""
         jq = self.app.job_queue
-        now = datetime.now(UTC)
+        now = self.service.clock()  # (the tests' clock may run ahead: a delay, not a moment)
         for change in changes:
             old = self._jobs.pop(change.table_id, None)
             if old is not None:
@@ -193,7 +194,7 @@ class TelegramBot:
                 self._track(self._fire(change.table_id, change.version))
                 continue
             self._jobs[change.table_id] = jq.run_once(
-                self._deadline_job, when=when, name=f"deadline:{change.table_id}",
+                self._deadline_job, when=(when - now).total_seconds(), name=f"deadline:{change.table_id}",
                 data=(change.table_id, change.version))
 
     def _track(self, coro: Any) -> None:

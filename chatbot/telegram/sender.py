@@ -70,7 +70,8 @@ def keyboard(rows: list[list[list[str]]]) -> InlineKeyboardMarkup | None:
     return InlineKeyboardMarkup([[_button(label, data) for label, data in row] for row in rows])
 
 
-_MENTION = re.compile(r"\[([^\[\]]+)\]\((tg://user\?id=\d+)\)")
+# (and the links of private reminders to a supergroup's table message)
+_MENTION = re.compile(r"\[([^\[\]]+)\]\((tg://user\?id=\d+|https://t\.me/c/\d+/\d+)\)")
 
 
 def _u16(text: str) -> int:

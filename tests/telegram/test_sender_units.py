@@ -21,6 +21,13 @@ def test_mention_offsets_count_utf16_units() -> None:
         [(5, 3, "tg://user?id=1"), (13, 2, "tg://user?id=2")]
 
 
+def test_a_reminders_link_to_the_group_table_message_becomes_a_text_link() -> None:
+    text, entities = mentions("⏰ Du bist am Zug in „[Stammtisch](https://t.me/c/123/45)“")
+    assert text == "⏰ Du bist am Zug in „Stammtisch“"
+    assert entities == [MessageEntity(MessageEntity.TEXT_LINK, 21, 10,
+                                      url="https://t.me/c/123/45")]
+
+
 def test_text_without_mentions_is_left_alone() -> None:
     for text in ("Runde 1 vorbei", "[x](https://example.org)", "[](tg://user?id=3)"):
         assert mentions(text) == (text, None)
