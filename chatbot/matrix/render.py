@@ -39,6 +39,7 @@ COMMANDS: dict[str, str] = {
     "stats": "stats", "statistik": "stats", "top": "top", "bestenliste": "top",
     "games": "games", "spiele": "games", "tische": "games",
     "reminders": "reminders", "erinnerungen": "reminders", "erinnerung": "reminders",
+    "abend": "abend", "evening": "abend", "stammtisch": "abend", "deckel": "deckel",
 }
 # ``!word`` → the button code it presses (in the newest view of the room, or of the player's
 # direct room). ``start`` presses "Start" in a lobby and is the greeting elsewhere.

@@ -12,7 +12,7 @@ from storage.models import Chat, GameTable, Player, Seat
 
 from .. import buttons
 from ..i18n import LANGUAGES, tr
-from . import commands, history, lobby, menus, people, play, seating, spectate, store
+from . import commands, evening, history, lobby, menus, people, play, seating, spectate, store
 from .api import Outcome, Refusal, UserRef
 from .transaction import Ctx
 
@@ -39,7 +39,7 @@ def route(ctx: Ctx, chat: Chat, player: Player, user: UserRef, press: buttons.Pr
 
 def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str) -> Outcome:
     """A menu button: a language (``lang.<code>``), a game under ``/rules`` (``r.<game>``),
-    a reminder setting (``rem.…``), a table under ``/games`` (``show.<table>``), or a step
+    a reminder setting (``rem.…``), a Stammtisch evening's (``ev.…``), a table under ``/games`` (``show.<table>``), or a step
     of the game menu."""
     parts = code.split(".")
     if parts[0] == "lang" and len(parts) == 2 and parts[1] in LANGUAGES:
@@ -48,6 +48,8 @@ def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str) -
         return commands.rules_press(ctx, chat, parts[1])
     if parts[0] == "rem":
         return people.reminders_press(ctx, chat, player, code)
+    if parts[0] == "ev":
+        return evening.press(ctx, chat, player, user, code)
     if parts[0] == "show" and len(parts) == 2:
         return people.show(ctx, chat, player, parts[1])
     return menus.menu_press(ctx, chat, player, user, code)

@@ -50,7 +50,7 @@ from .sender import OutboxSender, TelegramTransport
 log = logging.getLogger(__name__)
 PLATFORM = "telegram"
 COMMANDS = ("start", "help", "rules", "language", "new", "stop", "stats", "top", "games",
-            "reminders")
+            "reminders", "abend", "evening", "deckel")
 MANAGE_CODES = ("start", "stop", "kick", "fill", "clock", "cur", "opt", "lvl", "lang")
 ANSWER_WINDOW = 10.0  # seconds Telegram takes an answer to a button press (not documented)
 NEWEST_KEY = "telegram:newest_update"  # key_value: the newest update id fetched, and when
@@ -69,6 +69,9 @@ register({
     "command.top": N_("The group's leaderboard"),
     "command.games": N_("Your running tables"),
     "command.reminders": N_("Turn reminders and quiet hours"),
+    "command.abend": N_("Plan a Stammtisch evening"),
+    "command.evening": N_("Plan a Stammtisch evening"),
+    "command.deckel": N_("The evening's score"),
 })
 
 
@@ -219,10 +222,11 @@ class TelegramBot:
         await self._fire_due(table_id, version)
 
     async def _sweep(self, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """Overdue deadlines (after a restart, or a missed job) are fired here, once; the
-        newest update fetched is noted (see ``too_old``); old rows go (hourly)."""
+        """Overdue deadlines (after a restart, or a missed job) and Stammtisch evenings' steps
+        are fired here, once; the newest update fetched is noted (see ``too_old``); old rows go (hourly)."""
         for table_id, version in await self._db(self.service.due):
             await self._fire_due(table_id, version)
+        await self._db(self.service.fire_evenings)  # Stammtisch evenings' steps, each once
         newest = getattr(self.app.bot, "newest", None)
         if newest is not None and newest != self._saved_newest:
             await self._db(put_value, self.service.engine, NEWEST_KEY,
