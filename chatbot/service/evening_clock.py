@@ -35,7 +35,7 @@ register({
     "ev.yes_list": N_("✅ Coming ({n}): {names}"),
     "ev.maybe_list": N_("❔ Maybe: {names}"),
     "ev.no_list": N_("❌ Not coming: {names}"),
-    "ev.yes": N_("✅ I'm in"),
+    "ev.yes": N_("✅ I'll come"),
     "ev.maybe": N_("❔ Maybe"),
     "ev.no": N_("❌ Can't come"),
     "ev.closed_note": N_("(over)"),
