@@ -1,0 +1,152 @@
+"""A Stammtisch evening through the fake Bot API (issue 40), the bot a separate process: a
+weekly evening typed in the group, announced (and pinned), answered by three people by
+buttons, the bot restarted, reminded privately and in the group, started with the three seated, a game played to
+its end with the Deckel's line after it, ``/deckel``, ``/abend ende``
+with its summary (and the announcement unpinned).
+
+The bot's clock is the real one; the evening's steps are brought forward by moving the due
+time in its row to now (what the sweep then finds is what it would find days later)."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from datetime import timedelta
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import text
+from sqlmodel import Session, col, select
+
+from storage.db import make_engine, utcnow
+from storage.models import Evening
+from tests.fakes.telegram_api import FakeBotApi
+from tests.telegram.harness import (
+    TRACEBACK_MARKERS,
+    WAIT,
+    BotProcess,
+    Db,
+    bot_texts,
+    buttons,
+    codes,
+    greet,
+    table_of,
+)
+from tests.telegram.playing import GroupGame
+from tests.telegram.test_table_in_view import _admin as bot_may_pin
+
+GROUP = -4001
+NAMES = {701: "Alma", 702: "Bruno", 703: "Cem"}
+
+
+def bring_forward(url: str, kind: str) -> int:
+    """The group's evening's next step (which must be ``kind``) due now; its id."""
+    engine = make_engine(url)
+    try:
+        with Session(engine) as session:
+            evening = session.exec(select(Evening).where(
+                col(Evening.state).in_(("planned", "running")))).one()
+            assert evening.due_kind == kind, (evening.due_kind, kind)
+            evening.due_at = utcnow() - timedelta(seconds=1)
+            session.add(evening)
+            session.commit()
+            assert evening.id is not None
+            return evening.id
+    finally:
+        engine.dispose()
+
+
+def no_quiet_hours(url: str) -> None:
+    """Everybody chose no quiet hours (``/reminders``)."""
+    engine = make_engine(url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(text("UPDATE player SET quiet_from = 0, quiet_to = 0"))
+    finally:
+        engine.dispose()
+
+
+def group_text(fake: FakeBotApi, start: str) -> dict:
+    return fake.wait_for(lambda: next((m for m in fake.messages(GROUP, include_deleted=False)
+                                       if (m["text"] or "").startswith(start)), None),
+                         WAIT, message=f"a group message {start!r}")
+
+
+def test_an_evening_through_telegram(fake: FakeBotApi, sqlite_url: str,
+                                     start_bot: Callable[..., BotProcess],
+                                     db_reader: Callable[[str], Db]) -> None:
+    bot_may_pin(fake)
+    bot = start_bot(sqlite_url, TURN_TIMEOUT=120)
+    for user, name in NAMES.items():
+        greet(fake, user, name)
+    day = utcnow().astimezone(ZoneInfo("Europe/Berlin")).date() + timedelta(days=3)
+    fake.send_text(GROUP, 701, f"/abend {day:%d.%m.} 20:00 wöchentlich schwimmen",
+                   user_first_name="Alma")
+    group_text(fake, "🍻 Geplant:")
+
+    since = fake.last_seq()
+    evening_id = bring_forward(sqlite_url, "announce")
+    announcement = group_text(fake, "🍻 Stammtisch ")
+    assert "· jede Woche" in announcement["text"]
+    assert [label for label, _ in buttons(announcement)] == [
+        "✅ Bin dabei", "❔ Vielleicht", "❌ Kann nicht"]
+    fake.wait_for_call("pinChatMessage", lambda c: int(c["params"]["chat_id"]) == GROUP,
+                       timeout=WAIT, since=since)
+    for user in NAMES:
+        fake.press(GROUP, user, announcement["message_id"], f"v1:0:0:ev.a.{evening_id}.y")
+        fake.wait_for(lambda u=user: NAMES[u] in (fake.message(
+            GROUP, announcement["message_id"]) or {}).get("text", ""), WAIT,
+            message=f"{NAMES[user]} on the announcement")
+    assert "✅ Dabei (3): Alma, Bruno, Cem" in fake.message(
+        GROUP, announcement["message_id"])["text"]  # type: ignore[index]
+    bot.stop()  # a restart between the answers and the reminders
+    no_quiet_hours(sqlite_url)  # (the test runs at any hour; quiet hours hold reminders back)
+    start_bot(sqlite_url, TURN_TIMEOUT=120)
+
+    for kind, group_start, private_start in (
+            ("day", "🍻 Morgen um 20:00", "🍻 Morgen um 20:00: Stammtisch in"),
+            ("soon", "🍻 In 30 Minuten", "🍻 In 30 Minuten (20:00): Stammtisch in")):
+        bring_forward(sqlite_url, kind)
+        group_text(fake, group_start)
+        for user in NAMES:
+            fake.wait_for(lambda u=user, s=private_start: any(
+                (m["text"] or "").startswith(s) for m in fake.messages(u)), WAIT,
+                message=f"the {kind} reminder to {NAMES[user]}")
+
+    bring_forward(sqlite_url, "start")
+    group_text(fake, "🍻 Der Stammtisch beginnt!")
+    lobby = fake.wait_for(lambda: next((m for m in fake.messages(GROUP, include_deleted=False)
+                                        if "start" in codes(m)), None), WAIT,
+                          message="the lobby with the three seated")
+    db = db_reader(sqlite_url)
+    table_id = table_of(lobby)
+    assert [s["name"] for s in db.seats(table_id)] == ["Alma", "Bruno", "Cem"]  # type: ignore[arg-type]
+    game = GroupGame(fake, GROUP, list(NAMES), NAMES, random.Random(40))
+    game.table_id, game.table_msg = table_id, lobby["message_id"]  # type: ignore[assignment]
+    fake.press(GROUP, 701, lobby["message_id"], codes(lobby)["start"])
+    fake.wait_for(lambda: "start" not in codes(game.table_message()), WAIT,
+                  message="the game to start")
+    game.play_to_end(timeout=240)
+    line = group_text(fake, "🍺 Deckel: ")["text"]
+    result = fake.wait_for(lambda: db.result(table_id), WAIT, message="the result")  # type: ignore[arg-type]
+    winner = db.seats(table_id)[_winners(result)[0]]["name"]  # type: ignore[arg-type]
+    assert line.startswith(f"🍺 Deckel: {winner} 2 · ")  # of three: 2, 1, 0
+
+    fake.send_text(GROUP, 702, "/deckel", user_first_name="Bruno")
+    sheet = group_text(fake, "🍺 Der Deckel dieses Abends (1 Spiel)")["text"]
+    assert sheet.count("\n") == 3
+
+    since = fake.last_seq()
+    fake.send_text(GROUP, 703, "/abend ende", user_first_name="Cem")
+    summary = group_text(fake, "🍻 Der Stammtisch ist vorbei")["text"]
+    assert "Spiele: 1× Schwimmen" in summary and sheet.split("\n", 1)[1] in summary
+    fake.wait_for_call("unpinChatMessage", lambda c: int(c["params"]["chat_id"]) == GROUP,
+                       timeout=WAIT, since=since)
+    group_text(fake, "Nächster Stammtisch:")
+    for t in bot_texts(fake, [GROUP, *NAMES]):
+        assert not any(marker in t for marker in TRACEBACK_MARKERS), t
+
+
+def _winners(result: dict) -> list[int]:
+    value = result["winners"]
+    return list(json.loads(value) if isinstance(value, str) else value)
