@@ -8,10 +8,11 @@ import random
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 
+from sqlalchemy import text
 from sqlmodel import Session, col, select
 
 from chatbot.service import ChatRef, UserRef
-from storage.db import aware
+from storage.db import aware, make_engine, utcnow
 from storage.models import Evening, GameTable, Outbox, Player, Result, Seat
 from tests.chatbot.service.harness import GROUP, Harness, code_of, private
 from tests.chatbot.service.test_group_game import play_group_to_the_end
@@ -147,3 +148,33 @@ def texts(rows: list[Outbox]) -> list[str]:
 
 def private_texts(h: Harness, user: UserRef, after: int) -> list[str]:
     return texts(rows_since(h, after, private(user)))
+
+
+# ------------------------------------------------------------------ end to end (a bot process)
+
+
+def bring_forward(url: str, kind: str) -> int:
+    """The group's evening's next step (which must be ``kind``) due now; its id."""
+    engine = make_engine(url)
+    try:
+        with Session(engine) as session:
+            evening = session.exec(select(Evening).where(
+                col(Evening.state).in_(("planned", "running")))).one()
+            assert evening.due_kind == kind, (evening.due_kind, kind)
+            evening.due_at = utcnow() - timedelta(seconds=1)
+            session.add(evening)
+            session.commit()
+            assert evening.id is not None
+            return evening.id
+    finally:
+        engine.dispose()
+
+
+def no_quiet_hours(url: str) -> None:
+    """Everybody chose no quiet hours (``/reminders``)."""
+    engine = make_engine(url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(text("UPDATE player SET quiet_from = 0, quiet_to = 0"))
+    finally:
+        engine.dispose()

@@ -15,11 +15,8 @@ from collections.abc import Callable
 from datetime import timedelta
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import text
-from sqlmodel import Session, col, select
-
-from storage.db import make_engine, utcnow
-from storage.models import Evening
+from storage.db import utcnow
+from tests.chatbot.evenings import bring_forward, no_quiet_hours
 from tests.fakes.telegram_api import FakeBotApi
 from tests.telegram.harness import (
     TRACEBACK_MARKERS,
@@ -37,33 +34,6 @@ from tests.telegram.test_table_in_view import _admin as bot_may_pin
 
 GROUP = -4001
 NAMES = {701: "Alma", 702: "Bruno", 703: "Cem"}
-
-
-def bring_forward(url: str, kind: str) -> int:
-    """The group's evening's next step (which must be ``kind``) due now; its id."""
-    engine = make_engine(url)
-    try:
-        with Session(engine) as session:
-            evening = session.exec(select(Evening).where(
-                col(Evening.state).in_(("planned", "running")))).one()
-            assert evening.due_kind == kind, (evening.due_kind, kind)
-            evening.due_at = utcnow() - timedelta(seconds=1)
-            session.add(evening)
-            session.commit()
-            assert evening.id is not None
-            return evening.id
-    finally:
-        engine.dispose()
-
-
-def no_quiet_hours(url: str) -> None:
-    """Everybody chose no quiet hours (``/reminders``)."""
-    engine = make_engine(url)
-    try:
-        with engine.begin() as conn:
-            conn.execute(text("UPDATE player SET quiet_from = 0, quiet_to = 0"))
-    finally:
-        engine.dispose()
 
 
 def group_text(fake: FakeBotApi, start: str) -> dict:
