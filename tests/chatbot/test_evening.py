@@ -87,14 +87,14 @@ def test_a_weekly_evening_from_plan_to_summary(h: Harness) -> None:
     group = texts(rows_since(h, before, GROUP))
     assert group == ["🍻 Morgen um 20:00: Stammtisch! Bisher dabei: Bob, Alice, Carol."]
     for user in PEOPLE:
-        assert private_texts(h, user, before) == ["🍻 Morgen um 20:00: Stammtisch in Stammtisch."]
+        assert private_texts(h, user, before) == ["🍻 Morgen um 20:00: Stammtisch in „Stammtisch“."]
 
     before = mark(h)
     step(h, "soon")  # Friday 19:30
     assert len(texts(rows_since(h, before, GROUP))) == 1
     for user in PEOPLE:
         assert private_texts(h, user, before) == [
-            "🍻 In 30 Minuten (20:00): Stammtisch in Stammtisch."]
+            "🍻 In 30 Minuten (20:00): Stammtisch in „Stammtisch“."]
 
     before = mark(h)
     step(h, "start")  # Friday 20:00: the lobby with the three seated
