@@ -1,7 +1,7 @@
 """A Stammtisch evening on Matrix (issue 40), the bot a separate process on the real Synapse:
 ``!abend`` typed in the group room, the announcement with its numbered answers, three people
-answering by number, the reminder in the room, the start with the three seated in the lobby,
-``!deckel`` and ``!abend ende`` with the summary.
+answering by number or reaction, the reminders in the room, the start with the three seated
+in the lobby, ``!deckel`` and ``!abend ende`` with the summary.
 
 As on Telegram, the bot's clock is the real one and each step is brought forward by moving the
 due time in the evening's row to now."""
@@ -44,9 +44,12 @@ def test_an_evening_on_matrix(matrix) -> None:
                 "the announcement")
             assert [label for _n, label in announcement.choices()] == [
                 "✅ Bin dabei", "❔ Vielleicht", "❌ Kann nicht"]
+            await wait_for(lambda: "✅" in announcement.reactions, WAIT, "the seeded ✅")
             for p in people:
-                number = announcement.choice("✅ Bin dabei")
-                await p.say(group, str(number))
+                if p is cem:  # a reaction answers as well as the number
+                    await p.react(group, announcement.event_id, "✅")
+                else:
+                    await p.say(group, str(announcement.choice("✅ Bin dabei")))
                 await wait_for(lambda p=p: p.name in announcement.body, WAIT,
                                f"{p.name} on the announcement")
             assert "✅ Dabei (3)" in announcement.body
