@@ -16,7 +16,8 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from storage.models import Chat, Evening, GameTable, Player, Result, Seat, StatsHidden
+from engine import GAMES
+from storage.models import Chat, Evening, GameTable, Move, Player, Result, Seat, StatsHidden
 
 from ..i18n import N_, register, tr
 from . import outgoing, store
@@ -183,3 +184,46 @@ def after_game(ctx: Ctx, table: GameTable, seats: list[Seat], winners: list[int]
     rows = sheet(ctx.session, sums)
     if rows:
         outgoing.say(ctx, chat, line(rows, outgoing.language(ctx, chat)))
+
+
+def _standing_values(state: Any) -> tuple[int, ...] | None:
+    """Each seat's running standing in a game's state, higher better (coins, lives, points)."""
+    for name in ("coins", "lives", "scores"):
+        values = getattr(state, name, None)
+        if isinstance(values, tuple):
+            return values
+    return None
+
+
+def comeback(session: Session, games: list[tuple[Result, list[Seat]]]
+             ) -> tuple[str, str, int] | None:
+    """The evening's biggest comeback, replayed from the move logs: the person who won a
+    game after trailing its leader furthest (their name, the game, by how much); ``None``
+    if no winner ever trailed."""
+    best: tuple[str, str, int] | None = None
+    for result, seats in games:
+        winners = list(result.winners or [])
+        table = session.get(GameTable, result.table_id)
+        if len(winners) != 1 or table is None:
+            continue
+        winner = next((s for s in seats if s.seat_no == winners[0]), None)
+        if winner is None or winner.is_cpu:
+            continue
+        game = GAMES[table.game]
+        state = game.new_game(len(seats), (table.options or {}).get("engine") or {},
+                              table.seed)
+        deficit = 0
+        for move in session.exec(select(Move).where(Move.table_id == table.id)
+                                 .order_by(col(Move.seq))).all():
+            try:
+                state, _ = game.apply(state, move.code)
+            except Exception:  # (a log the engine no longer replays: no comeback named)
+                break
+            values = _standing_values(state)
+            if values is not None and len(values) == len(seats):
+                others = [v for i, v in enumerate(values) if i != winner.seat_no]
+                deficit = max(deficit, max(others) - values[winner.seat_no])
+        if deficit > 0 and (best is None or deficit > best[2]):
+            best = (winner.name, table.game, deficit)
+    return best
+

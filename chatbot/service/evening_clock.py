@@ -55,6 +55,7 @@ register({
     "ev.played": N_("Games: {games}"),
     "ev.no_games": N_("No game was finished this evening."),
     "ev.longest": N_("Longest game: {game}, {moves} moves, won by {names}."),
+    "ev.comeback": N_("Biggest comeback: {name} trailed by {n} at {game} and won."),
     "ev.king": N_("👑 Stammtisch king/queen of {month}: {names} ({points} points)"),
     "ev.next": N_("Next Stammtisch: {day}, {time}."),
 })
@@ -260,10 +261,15 @@ def summary(session: Session, evening: Evening, lang: str) -> str:
     longest = max(games, key=lambda g: (moves.get(g[0].table_id, 0), -g[0].id))  # type: ignore[operator]
     result, seats = longest
     won = [s.name for s in seats if s.seat_no in (result.winners or [])]
+    lines.append("")
     if moves.get(result.table_id):
-        lines += ["", tr(lang, "ev.longest", game=presenter(result.game).name(lang),
-                         moves=moves[result.table_id], names=", ".join(won) or "–")]
-    return "\n".join(lines)
+        lines.append(tr(lang, "ev.longest", game=presenter(result.game).name(lang),
+                        moves=moves[result.table_id], names=", ".join(won) or "–"))
+    back = deckel.comeback(session, games)
+    if back is not None:
+        lines.append(tr(lang, "ev.comeback", name=back[0], n=back[2],
+                        game=presenter(back[1]).name(lang)))
+    return "\n".join(lines).rstrip()
 
 
 def crown(ctx: Ctx, chat: Chat, evening: Evening, lang: str) -> None:

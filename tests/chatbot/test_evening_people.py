@@ -12,7 +12,9 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from storage.models import EveningAnswer, Player
+from chatbot.service import deckel
+from engine import schwimmen as S
+from storage.models import Chat, EveningAnswer, GameTable, Move, Player, Result, Seat
 from tests.chatbot.evenings import (
     answer,
     berlin,
@@ -139,3 +141,51 @@ def test_calling_off_and_bad_input_change_nothing(h: Harness) -> None:
     assert h.command(GROUP, admin, "abend", "zone Europe/Vienna").ok
     assert h.command(GROUP, BOB, "abend", "sa 21:00").ok
     assert current(h).zone == "Europe/Vienna"
+
+
+def test_the_biggest_comeback_is_replayed_from_the_move_log(db_engine: Engine) -> None:
+    """A game of Schwimmen whose winner trailed by two coins: the summary's comeback names
+    them (the game is played on the engine, stored as its rows, replayed by ``deckel``)."""
+    rng = random.Random(3)
+    for seed in range(200):  # a game whose winner was two coins behind at some point
+        state, codes = S.new_game(3, {}, seed), []
+        while not S.is_over(state):
+            code = rng.choice(S.legal_actions(state)).code
+            state, _ = S.apply(state, code)
+            codes.append(code)
+        if state.winner is not None and max(
+                max(s) - s[state.winner] for s in _coins_along(seed, codes)) >= 2:
+            break
+    else:
+        raise AssertionError("no comeback in 200 games")
+    when = berlin(4, 21)
+    with Session(db_engine) as session:
+        chat = Chat(platform="test", external_id="g-cb", kind="group", created_at=when)
+        session.add(chat)
+        session.flush()
+        table = GameTable(chat_id=chat.id, game="schwimmen", seed=seed, fsm_state="finished",
+                          created_at=when, updated_at=when, finished_at=when)
+        session.add(table)
+        session.flush()
+        seats = [Seat(table_id=table.id, seat_no=i, name=n) for i, n in
+                 enumerate(("Alma", "Bruno", "Cem"))]
+        session.add_all(seats)
+        session.add_all(Move(table_id=table.id, seq=i + 1, actor="player", code=c, at=when)
+                        for i, c in enumerate(codes))
+        result = Result(table_id=table.id, game="schwimmen", winners=[state.winner],
+                        standings=[], finished_at=when)
+        session.add(result)
+        session.flush()
+        deficit = max(max(s) - s[state.winner] for s in _coins_along(seed, codes))
+        assert deckel.comeback(session, [(result, seats)]) == (
+            ("Alma", "Bruno", "Cem")[state.winner], "schwimmen", deficit)
+        result.winners = []  # nobody won: no comeback to name
+        assert deckel.comeback(session, [(result, seats)]) is None
+
+
+def _coins_along(seed: int, codes: list[str]) -> list[tuple[int, ...]]:
+    state, seen = S.new_game(3, {}, seed), []
+    for code in codes:
+        state, _ = S.apply(state, code)
+        seen.append(state.coins)
+    return seen
