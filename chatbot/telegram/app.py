@@ -263,7 +263,9 @@ class TelegramBot:
             return
         name = message.text.split()[0].lstrip("/").split("@")[0].lower()
         args = " ".join(context.args or [])
-        admin = name in ("stop", "language") and await self._is_admin(update)
+        # (an evening's ``ende``/``absagen``/``zone`` are also for the group's admins)
+        admin = (name in ("stop", "language") or name in ("abend", "evening") and bool(args)) \
+            and await self._is_admin(update)
         chat_ref, user = self._refs(update, admin)
         outcome = await self._db(self.service.command, chat_ref, user, name, args,
                                  str(update.update_id))

@@ -36,6 +36,24 @@ GROUP = -4001
 NAMES = {701: "Alma", 702: "Bruno", 703: "Cem"}
 
 
+def with_admin(fake: FakeBotApi, user: int) -> None:
+    """``user`` is an administrator of the group (as the bot sees it)."""
+    plain = fake._api_getChatMember
+
+    def member(p: dict) -> dict:
+        found = plain(p)
+        if int(p["user_id"]) != user:
+            return found
+        rights = ("can_be_edited", "can_manage_chat", "can_delete_messages",
+                  "can_manage_video_chats", "can_restrict_members", "can_promote_members",
+                  "can_change_info", "can_invite_users", "can_post_stories",
+                  "can_edit_stories", "can_delete_stories")
+        return {**found, "status": "administrator", "is_anonymous": False,
+                **dict.fromkeys(rights, False)}
+
+    fake._api_getChatMember = member  # type: ignore[method-assign]
+
+
 def group_text(fake: FakeBotApi, start: str) -> dict:
     return fake.wait_for(lambda: next((m for m in fake.messages(GROUP, include_deleted=False)
                                        if (m["text"] or "").startswith(start)), None),
@@ -46,9 +64,14 @@ def test_an_evening_through_telegram(fake: FakeBotApi, sqlite_url: str,
                                      start_bot: Callable[..., BotProcess],
                                      db_reader: Callable[[str], Db]) -> None:
     bot_may_pin(fake)
+    with_admin(fake, 701)
     bot = start_bot(sqlite_url, TURN_TIMEOUT=120)
     for user, name in NAMES.items():
         greet(fake, user, name)
+    fake.send_text(GROUP, 702, "/abend zone Europe/Vienna", user_first_name="Bruno")
+    group_text(fake, "Das dürfen nur die Admins der Gruppe.")
+    fake.send_text(GROUP, 701, "/abend zone Europe/Vienna", user_first_name="Alma")
+    group_text(fake, "🕗 Zeitzone dieser Gruppe: Europe/Vienna")  # (Alma is an admin)
     day = utcnow().astimezone(ZoneInfo("Europe/Berlin")).date() + timedelta(days=3)
     fake.send_text(GROUP, 701, f"/abend {day:%d.%m.} 20:00 wöchentlich schwimmen",
                    user_first_name="Alma")
