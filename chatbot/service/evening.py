@@ -129,9 +129,9 @@ def press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str) -> Out
     """A button of the dialogue (``ev.d|t|r|g``), an answer (``ev.a``) or a game for the
     evening (``ev.p``)."""
     parts = code.split(".")
-    if len(parts) >= 4 and parts[1] == "a" and parts[2].isdigit():
+    if len(parts) >= 4 and parts[1] == "a" and _number(parts[2]):
         return answer(ctx, chat, player, int(parts[2]), parts[3])
-    if len(parts) == 4 and parts[1] == "p" and parts[2].isdigit():
+    if len(parts) == 4 and parts[1] == "p" and _number(parts[2]):
         return pick_game(ctx, chat, int(parts[2]), parts[3])
     if chat.kind != "group" or len(parts) < 3 or parts[1] not in "dtrg":
         raise Refusal(tr(ctx.lang, "unknown_button"))
@@ -143,7 +143,7 @@ def press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str) -> Out
                  for m in when.TIMES[i:i + 3]] for i in range(0, len(when.TIMES), 3)]
         outgoing.say(ctx, chat, tr(ctx.lang, "ev.which_time", day=label), rows, slot="evmenu")
         return Outcome(None)
-    if len(parts) < 4 or not parts[3].isdigit() or int(parts[3]) >= 24 * 60:
+    if len(parts) < 4 or not _number(parts[3]) or int(parts[3]) >= 24 * 60:
         raise Refusal(tr(ctx.lang, "unknown_button"))
     minutes, hhmm = int(parts[3]), f"{int(parts[3]) // 60:02d}:{int(parts[3]) % 60:02d}"
     base = f"ev.r.{parts[2]}.{minutes}"
@@ -169,9 +169,16 @@ def press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str) -> Out
                   None if parts[5] == "x" else parts[5])
 
 
+def _number(text: str) -> bool:
+    """Digits 0-9 only (``"²".isdigit()`` is true, but ``int`` refuses it)."""
+    return text.isascii() and text.isdigit()
+
+
 def _date(ctx: Ctx, chat: Chat, text: str) -> date:
     """A day of the dialogue's buttons (today to a week ahead), else refused."""
     try:
+        if not _number(text):
+            raise ValueError(text)
         day = date(int(text[:4]), int(text[4:6]), int(text[6:8]))
     except ValueError:
         raise Refusal(tr(ctx.lang, "unknown_button")) from None

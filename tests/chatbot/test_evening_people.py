@@ -119,7 +119,9 @@ def test_calling_off_and_bad_input_change_nothing(h: Harness) -> None:
     before = (len(evenings(h)), evening.version, mark(h))
     for data in (f"v1:0:0:ev.a.{evening.id}.z", "v1:0:0:ev.a.999.y", "v1:0:0:ev.d.20991231",
                  "v1:0:0:ev.t.20300111.9999", "v1:0:0:ev.g.20300111.1200.w.chess",
-                 "v1:0:0:ev.r.20300111.1200.q", "v1:0:0:ev.x", f"v1:0:0:ev.p.{evening.id}.joker"):
+                 "v1:0:0:ev.r.20300111.1200.q", "v1:0:0:ev.x", f"v1:0:0:ev.p.{evening.id}.joker",
+                 "v1:0:0:ev.a.².y", "v1:0:0:ev.t.20300111.1²", "v1:0:0:ev.d.2030011²",
+                 "v1:0:0:ev.p.1"):
         assert_brief_refusal(h.press(GROUP, BOB, data))
     assert_brief_refusal(h.press(private(BOB), BOB, "v1:0:0:ev.d.20300111"))
     for args in ("ende", "zone Europe/Vienna", "gestern 20:00", "fr 19:61", "31.2. 20:00"):
