@@ -25,7 +25,8 @@ sends for ``chat_id``, ``reply_markup``, ``commands``, ...). Implemented methods
 close, getUpdates, setWebhook, deleteWebhook, getWebhookInfo, sendMessage, sendChatAction,
 editMessageText, editMessageReplyMarkup, deleteMessage, deleteMessages, answerCallbackQuery,
 setMyCommands, getMyCommands, deleteMyCommands, getChat, getChatMember, leaveChat,
-pinChatMessage, unpinChatMessage, setMyName, setMyDescription, setMyShortDescription.
+pinChatMessage, unpinChatMessage, setMyName, setMyDescription, setMyShortDescription,
+sendPoll, stopPoll (people answer with ``answer_poll``: a ``poll_answer`` update).
 
 Control API: ``/control/<name>`` (JSON in, ``{"ok": true, "result": ...}`` out), see
 ``FakeBotApi._control``; every endpoint has a Python method of the same name.
