@@ -314,3 +314,50 @@ class StatsHidden(SQLModel, table=True):
 
     player_id: int = Field(primary_key=True, foreign_key="player.id")
     since: datetime
+
+
+class Evening(SQLModel, table=True):
+    """One Stammtisch evening of a group (issue 40): when it starts (UTC, from the local time
+    ``hhmm`` in ``zone``), how it repeats, the game planned, and its next due step (announce,
+    remind, start, close) claimed once by ``chatbot.service.evening`` (version-checked)."""
+
+    __tablename__ = "evening"
+    __table_args__ = (Index("ix_evening_due", "due_at"),
+                      Index("ix_evening_chat", "chat_id", "state"))
+
+    id: int | None = Field(default=None, primary_key=True)
+    chat_id: int = Field(foreign_key="chat.id")
+    starts_at: datetime
+    hhmm: int  # local start, minutes after midnight (kept across daylight-saving changes)
+    zone: str = Field(max_length=64)
+    repeat: str = Field(default="once", max_length=8)  # once | weekly | biweekly
+    game: str | None = Field(default=None, max_length=32)  # None: "we'll see"
+    state: str = Field(default="planned", max_length=16)  # planned | running | closed | dropped
+    due_kind: str | None = Field(default=None, max_length=16)  # announce|day|soon|start|close
+    due_at: datetime | None = None
+    version: int = 0
+    opener_id: int | None = Field(default=None, foreign_key="player.id")
+    started_at: datetime | None = None
+    closed_at: datetime | None = None
+    created_at: datetime
+
+
+class EveningAnswer(SQLModel, table=True):
+    """Who comes to an evening: yes | no | maybe, one answer per person (the last counts)."""
+
+    __tablename__ = "evening_answer"
+
+    evening_id: int = Field(foreign_key="evening.id", primary_key=True)
+    player_id: int = Field(foreign_key="player.id", primary_key=True)
+    answer: str = Field(max_length=8)
+    at: datetime
+
+
+class GroupSetting(SQLModel, table=True):
+    """A group's evening settings: its time zone, the last month whose winner was posted."""
+
+    __tablename__ = "group_setting"
+
+    chat_id: int = Field(foreign_key="chat.id", primary_key=True)
+    zone: str | None = Field(default=None, max_length=64)
+    crowned: str | None = Field(default=None, max_length=8)  # "2030-01": that month's posted

@@ -41,6 +41,7 @@ COMMANDS: dict[str, str] = {
     "reminders": "reminders", "erinnerungen": "reminders", "erinnerung": "reminders",
     "replay": "replay", "nachspielen": "replay",
     "pause": "pause", "pausieren": "pause",
+    "abend": "abend", "evening": "abend", "stammtisch": "abend", "deckel": "deckel",
 }
 # ``!word`` → the button code it presses (in the newest view of the room, or of the player's
 # direct room). ``start`` presses "Start" in a lobby and is the greeting elsewhere.
@@ -101,8 +102,15 @@ def is_table_button(data: str) -> bool:
 
 
 def reaction_for(data: str) -> str | None:
-    """The reaction that stands for this button, if it has one."""
-    return REACTIONS.get(code_of(data)) if is_table_button(data) else None
+    """The reaction that stands for this button, if it has one (a Stammtisch evening's
+    answers: ✅ ❔ ❌)."""
+    code = code_of(data)
+    if code.startswith("ev.a.") and code[-2:] in _ANSWERS:
+        return _ANSWERS[code[-2:]]
+    return REACTIONS.get(code) if is_table_button(data) else None
+
+
+_ANSWERS = {".y": "✅", ".m": "❔", ".n": "❌"}
 
 
 def norm_key(key: str) -> str:
@@ -209,7 +217,7 @@ def render(text: str, rows: list[list[list[str]]]) -> tuple[str, str]:
         plain_items, html_items = [], []
         for i, (label, data) in enumerate(items, 1):
             emoji = reaction_for(data)
-            suffix = f" {emoji}" if emoji else ""
+            suffix = f" {emoji}" if emoji and not label.startswith(emoji) else ""
             plain_items.append(f"{i}. {label}{suffix}")
             html_items.append(f"<li>{html.escape(label, quote=False)}{suffix}</li>")
         body += "\n\n" + "\n".join(plain_items)

@@ -67,6 +67,7 @@ class Deadlines:
             self._next_sweep = time.monotonic() + self.sweep
             for table_id, version in await asyncio.to_thread(self.service.due):
                 await self._fire(table_id, version)
+            await asyncio.to_thread(self.service.fire_evenings)  # Stammtisch evenings
             await asyncio.to_thread(self.service.sweep_old)
             await asyncio.to_thread(self.service.catch_up_stats)
         return self._wait()

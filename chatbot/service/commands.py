@@ -14,7 +14,7 @@ from .. import buttons
 from ..durations import clock_label, typed_clock
 from ..i18n import LANGUAGES, N_, language_name, register, tr
 from ..presenters import PRESENTERS, presenter
-from . import menus, outgoing, pause, people, play, replays, stats, store, tables
+from . import evening, menus, outgoing, pause, people, play, replays, stats, store, tables
 from .api import Outcome, Refusal, UserRef
 from .lobby import TIMEOUT_CHOICES
 from .transaction import Ctx
@@ -201,4 +201,5 @@ COMMANDS: dict[str, Command] = {
     **stats.COMMANDS,  # /stats, /top
     **people.COMMANDS,  # /games, /reminders
     **replays.COMMANDS,  # /replay
+    **evening.COMMANDS,  # /abend, /deckel, /top monat|saison (else the leaderboard)
 }

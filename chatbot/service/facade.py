@@ -281,6 +281,18 @@ class Service:
         """Claim and run a table's deadline, once (see ``Deadlines.fire``)."""
         return self.deadlines.fire(table_id, version, may_think=may_think)
 
+    def evenings_due(self, now: datetime | None = None) -> list[tuple[int, int]]:
+        """Stammtisch evenings whose next step is due: (id, version) for ``fire_evening``."""
+        return self.deadlines.evenings_due(now)
+
+    def fire_evening(self, evening_id: int, version: int) -> bool:
+        """Claim and run an evening's due step, once (see ``Deadlines.fire_evening``)."""
+        return self.deadlines.fire_evening(evening_id, version)
+
+    def fire_evenings(self) -> int:
+        """Every due evening step, each claimed once (the adapters' sweeps call this)."""
+        return self.deadlines.fire_evenings()
+
     def catch_up_stats(self, limit: int = ratings.PERIODIC) -> int:
         """Read new results into the stats and ratings (a bounded, short transaction; the
         adapters call it from their periodic sweeps, so a large backlog — e.g. after an

@@ -16,7 +16,7 @@ from storage.models import GameTable, Player, Result, Seat
 
 from ..i18n import N_, engine_reason, register, tr
 from ..presenters import presenter
-from . import clock, cpu, outgoing, quiet, store
+from . import clock, cpu, deckel, outgoing, quiet, store
 from .api import Outcome, Refusal, UserRef
 from .transaction import Ctx
 
@@ -153,14 +153,15 @@ def after_change(ctx: Ctx, table: GameTable, seats: list[Seat], table_model: fsm
 
 
 def finish(ctx: Ctx, table: GameTable, seats: list[Seat], table_model: fsm.TableModel) -> None:
-    """The game is over: its result row."""
+    """The game is over: its result row (and the Deckel's line on a Stammtisch evening)."""
     p = presenter(table.game)
     table.finished_at = ctx.now
+    winners = p.winners(table_model.engine_state)
+    standings = p.standings(table_model.engine_state, [s.name for s in seats])
     ctx.queue(Result, {
-        "table_id": table.id, "game": table.game,
-        "winners": p.winners(table_model.engine_state),
-        "standings": p.standings(table_model.engine_state, [s.name for s in seats]),
+        "table_id": table.id, "game": table.game, "winners": winners, "standings": standings,
         "rounds": getattr(table_model.engine_state, "round_no", 0), "finished_at": ctx.now})
+    deckel.after_game(ctx, table, seats, winners, standings)  # (while an evening runs)
 
 
 def stop_table(ctx: Ctx, table: GameTable) -> Outcome:

@@ -14,6 +14,7 @@ from .. import buttons
 from ..i18n import LANGUAGES, tr
 from . import (
     commands,
+    evening,
     history,
     lobby,
     menus,
@@ -54,8 +55,8 @@ def route(ctx: Ctx, chat: Chat, player: Player, user: UserRef, press: buttons.Pr
 
 def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str) -> Outcome:
     """A menu button: a language (``lang.<code>``), a game under ``/rules`` (``r.<game>``),
-    a reminder setting (``rem.…``), a table under ``/games`` (``show.<table>``), a step of a
-    replay (``rp.…``), or a step of the game menu."""
+    a reminder setting (``rem.…``), a Stammtisch evening's (``ev.…``), a table under ``/games``
+    (``show.<table>``), a step of a replay (``rp.…``), or a step of the game menu."""
     parts = code.split(".")
     if parts[0] == "lang" and len(parts) == 2 and parts[1] in LANGUAGES:
         return commands.set_language(ctx, chat, player, user, parts[1])
@@ -65,6 +66,8 @@ def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str) -
         return people.reminders_press(ctx, chat, player, code)
     if parts[0] == "rp":
         return replays.press(ctx, chat, player, code)
+    if parts[0] == "ev":
+        return evening.press(ctx, chat, player, user, code)
     if parts[0] == "show" and len(parts) == 2:
         return people.show(ctx, chat, player, parts[1])
     return menus.menu_press(ctx, chat, player, user, code)

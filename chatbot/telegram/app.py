@@ -51,7 +51,7 @@ from .sender import OutboxSender, TelegramTransport
 log = logging.getLogger(__name__)
 PLATFORM = "telegram"
 COMMANDS = ("start", "help", "rules", "language", "new", "stop", "stats", "top", "games",
-            "reminders", "replay", "pause")
+            "reminders", "replay", "pause", "abend", "evening", "deckel")
 MANAGE_CODES = ("start", "stop", "kick", "fill", "clock", "cur", "opt", "lvl", "lang")
 ANSWER_WINDOW = 10.0  # seconds Telegram takes an answer to a button press (not documented)
 NEWEST_KEY = "telegram:newest_update"  # key_value: the newest update id fetched, and when
@@ -72,6 +72,9 @@ register({
     "command.reminders": N_("Turn reminders and quiet hours"),
     "command.replay": N_("Replay a finished round"),
     "command.pause": N_("Pause a long game (1, 3 or 7 days)"),
+    "command.abend": N_("Plan a Stammtisch evening"),
+    "command.evening": N_("Plan a Stammtisch evening"),
+    "command.deckel": N_("The evening's score"),
 })
 
 
@@ -223,10 +226,11 @@ class TelegramBot:
         await self._fire_due(table_id, version)
 
     async def _sweep(self, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """Overdue deadlines (after a restart, or a missed job) are fired here, once; the
-        newest update fetched is noted (see ``too_old``); old rows go (hourly)."""
+        """Overdue deadlines (after a restart, or a missed job) and Stammtisch evenings' steps
+        are fired here, once; the newest update fetched is noted (see ``too_old``); old rows go (hourly)."""
         for table_id, version in await self._db(self.service.due):
             await self._fire_due(table_id, version)
+        await self._db(self.service.fire_evenings)  # Stammtisch evenings' steps, each once
         newest = getattr(self.app.bot, "newest", None)
         if newest is not None and newest != self._saved_newest:
             await self._db(put_value, self.service.engine, NEWEST_KEY,
@@ -269,7 +273,9 @@ class TelegramBot:
             return
         name = message.text.split()[0].lstrip("/").split("@")[0].lower()
         args = " ".join(context.args or [])
-        admin = name in ("stop", "language") and await self._is_admin(update)
+        # (an evening's ``ende``/``absagen``/``zone`` are also for the group's admins)
+        admin = (name in ("stop", "language") or name in ("abend", "evening") and bool(args)) \
+            and await self._is_admin(update)
         chat_ref, user = self._refs(update, admin)
         outcome = await self._db(self.service.command, chat_ref, user, name, args,
                                  str(update.update_id))

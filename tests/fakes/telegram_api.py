@@ -27,6 +27,7 @@ editMessageText, editMessageReplyMarkup, deleteMessage, deleteMessages, answerCa
 setMyCommands, getMyCommands, deleteMyCommands, getChat, getChatMember, leaveChat,
 pinChatMessage, unpinChatMessage, setMyName, setMyDescription, setMyShortDescription,
 createForumTopic, closeForumTopic, reopenForumTopic, deleteForumTopic.
+sendPoll, stopPoll (people answer with ``answer_poll``: a ``poll_answer`` update).
 
 Control API: ``/control/<name>`` (JSON in, ``{"ok": true, "result": ...}`` out), see
 ``FakeBotApi._control``; every endpoint has a Python method of the same name.

@@ -279,6 +279,12 @@ class _Control:
                 seed=int(data.get("seed", 0)),
             )
             return {"update_id": uid}
+        if name == "answer_poll":
+            return {"update_id": self.answer_poll(
+                int(data["user_id"]), str(data["poll_id"]), list(data.get("option_ids") or []),
+                user_first_name=data.get("user_first_name"), update_id=data.get("update_id"))}
+        if name == "poll":
+            return self.poll(str(arg("poll_id")))
         if name == "press":
             kwargs = {
                 k: data[k]

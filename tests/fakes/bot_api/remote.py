@@ -122,6 +122,14 @@ class RemoteFakeBotApi(_WaitMixin):
     def topics(self, chat_id: int) -> dict[int, dict]:
         return {int(t): v for t, v in self._req("topics", {"chat_id": chat_id}).items()}
 
+    def answer_poll(self, user_id: int, poll_id: str, option_ids: list[int],
+                    **kwargs: Any) -> int:
+        body = {"user_id": user_id, "poll_id": poll_id, "option_ids": option_ids, **kwargs}
+        return self._req("answer_poll", body=body)["update_id"]
+
+    def poll(self, poll_id: str) -> dict | None:
+        return self._req("poll", {"poll_id": poll_id})
+
     def press_newest(self, chat_id: int, user_id: int, **kwargs: Any) -> int | None:
         body = {"chat_id": chat_id, "user_id": user_id, **kwargs}
         return self._req("press_newest", body=body)["update_id"]
