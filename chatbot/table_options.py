@@ -48,6 +48,7 @@ class TableOptions:
     fill_cpu: bool = False  # an older table's choice: every free seat gets a CPU player
     rematch: Rematch | None = None  # while a rematch waits for confirmations
     resigned: int | None = None  # the seat of a person who gave up a private game
+    practice: str | None = None  # why the game counts for no rating or score ("replay", "hint")
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None, *, strict: bool = False
@@ -70,7 +71,8 @@ class TableOptions:
             fill_cpu=bool(data.get("fill_cpu")),
             rematch=Rematch(int(rematch["of"]), tuple(rematch.get("waiting") or ()),
                             rematch.get("seconds")) if isinstance(rematch, dict) else None,
-            resigned=resigned if isinstance(resigned, int) else None)
+            resigned=resigned if isinstance(resigned, int) else None,
+            practice=str(data["practice"]) if data.get("practice") else None)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON the row keeps (keys that are not set are left out)."""
@@ -84,6 +86,8 @@ class TableOptions:
             out["rematch"] = self.rematch.to_json()
         if self.resigned is not None:
             out["resigned"] = self.resigned
+        if self.practice is not None:
+            out["practice"] = self.practice
         return out
 
     def but(self, **changes: Any) -> TableOptions:
