@@ -39,6 +39,7 @@ COMMANDS: dict[str, str] = {
     "stats": "stats", "statistik": "stats", "top": "top", "bestenliste": "top",
     "games": "games", "spiele": "games", "tische": "games",
     "reminders": "reminders", "erinnerungen": "reminders", "erinnerung": "reminders",
+    "daily": "daily", "tagesspiel": "daily", "tips": "tips", "tipps": "tips",
 }
 # ``!word`` → the button code it presses (in the newest view of the room, or of the player's
 # direct room). ``start`` presses "Start" in a lobby and is the greeting elsewhere.
@@ -52,6 +53,9 @@ MOVES: dict[str, str] = {
     "again": "again", "nochmal": "again",
     "cards": "cards", "karten": "cards",
     "back": "back", "zurück": "back", "zurueck": "back",
+    "tip": "tip", "tipp": "tip", "hint": "tip",
+    "same": "again.same", "gleich": "again.same", "gleiche": "again.same",
+    "review": "review", "besser": "review",
 }
 
 register({
@@ -79,7 +83,7 @@ register({
 })
 
 _SLASH = re.compile(
-    r"(?<![\w/])/(new|help|rules|language|stop|start|stats|top|games|reminders)\b")
+    r"(?<![\w/])/(new|help|rules|language|stop|start|stats|top|games|reminders|daily|tips)\b")
 
 
 def bang(text: str) -> str:

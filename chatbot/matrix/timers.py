@@ -69,6 +69,7 @@ class Deadlines:
                 await self._fire(table_id, version)
             await asyncio.to_thread(self.service.sweep_old)
             await asyncio.to_thread(self.service.catch_up_stats)
+            await asyncio.to_thread(self.service.post_daily, "matrix")
         return self._wait()
 
     def _wait(self) -> float:

@@ -14,7 +14,7 @@ from .. import buttons
 from ..durations import clock_label, typed_clock
 from ..i18n import LANGUAGES, N_, language_name, register, tr
 from ..presenters import PRESENTERS, presenter
-from . import menus, outgoing, people, play, stats, store, tables
+from . import coach, daily, menus, outgoing, people, play, stats, store, tables
 from .api import Outcome, Refusal, UserRef
 from .lobby import TIMEOUT_CHOICES
 from .transaction import Ctx
@@ -200,4 +200,6 @@ COMMANDS: dict[str, Command] = {
     "stop": stop,
     **stats.COMMANDS,  # /stats, /top
     **people.COMMANDS,  # /games, /reminders
+    **daily.COMMANDS,  # /daily, /tagesspiel
+    **coach.COMMANDS,  # /tips, /tipps
 }

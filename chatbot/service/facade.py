@@ -26,7 +26,7 @@ from storage.models import Chat, GameTable, Move, Player
 from .. import buttons
 from ..i18n import DEFAULT_LANGUAGE, pick_language, tr
 from ..runtime import metrics
-from . import commands, cpu, outgoing, play, ratings, router, store
+from . import coach, commands, cpu, daily, outgoing, play, ratings, router, store
 from .api import Change, ChatRef, Outcome, Refusal, Settings, UserRef
 from .deadlines import Deadlines
 from .flood import Flood, Verdict
@@ -140,8 +140,25 @@ class Service:
             metrics.observe_input(chat_ref.platform, "press", "stale", 0.0)
             return Outcome(tr(lang, "stale_button"), ok=False, alert=True)
 
+        if press.code == "tip" and press.table_id:
+            return self._tip(chat_ref, user, update_key, press, lang)
+
         def work(ctx: Ctx, chat: Any, player: Any) -> Outcome:
             return router.route(ctx, chat, player, user, press)
+        return self._run(chat_ref, user, update_key, work,
+                         Outcome(tr(lang, "already_handled"), ok=True), "press")
+
+    def _tip(self, chat_ref: ChatRef, user: UserRef, update_key: str | None,
+             press: buttons.Press, lang: str) -> Outcome:
+        """"💡 Tip": read what to think about, think outside any transaction (where the
+        Experte's moves are thought), then say it in the press's own transaction."""
+        with self.tx.read() as session:
+            job = coach.hint_job(session, press)
+        advice = None if job is None else \
+            self.decisions.advise(job.game, job.state_json, job.seat)
+
+        def work(ctx: Ctx, chat: Any, player: Any) -> Outcome:
+            return coach.tip(ctx, chat, player, press, job, advice)
         return self._run(chat_ref, user, update_key, work,
                          Outcome(tr(lang, "already_handled"), ok=True), "press")
 
@@ -264,6 +281,14 @@ class Service:
         upgrade — drains in the background instead of inside somebody's /stats)."""
         with self.tx.tx() as session:
             return ratings.catch_up(session, self.clock().timestamp(), limit)
+
+    def post_daily(self, platform: str) -> int:
+        """Post yesterday's daily-deal winners to the groups whose morning post is due
+        (each once, ``daily.post_due``); the adapters call it from their periodic sweeps."""
+        with self.tx.tx() as session:
+            ctx = Ctx(session, platform, self.settings.default_language, self.clock(),
+                      self.settings, self.decisions)
+            return daily.post_due(ctx, platform)
 
     def sweep_old(self, every: float = SWEEP_EVERY) -> dict[str, int] | None:
         """Delete rows the retention policy no longer keeps (``storage.retention``), at most

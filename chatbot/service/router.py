@@ -12,7 +12,7 @@ from storage.models import Chat, GameTable, Player, Seat
 
 from .. import buttons
 from ..i18n import LANGUAGES, tr
-from . import commands, history, lobby, menus, people, play, seating, spectate, store
+from . import coach, commands, daily, history, lobby, menus, people, play, seating, spectate, store
 from .api import Outcome, Refusal, UserRef
 from .transaction import Ctx
 
@@ -24,10 +24,10 @@ UI: dict[str, Handler] = {
     "stop": lobby.stop, "cards": lobby.cards, "back": lobby.back, "clock": lobby.turn_clock,
     "cur": lobby.currency, "opt": lobby.game_option, "lvl": lobby.cpu_level,
     "again": seating.again, "fill": seating.fill, "resign": seating.resign,
-    "log": history.history, "skip": spectate.skip,
+    "log": history.history, "skip": spectate.skip, "review": coach.review,
 }
 # buttons whose meaning never goes stale ("resign" is checked against the seat's question)
-VERSION_FREE = frozenset({"join", "leave", "cards", "back", "resign", "log", "skip"})
+VERSION_FREE = frozenset({"join", "leave", "cards", "back", "resign", "log", "skip", "review"})
 
 
 def route(ctx: Ctx, chat: Chat, player: Player, user: UserRef, press: buttons.Press) -> Outcome:
@@ -50,6 +50,8 @@ def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str) -
         return people.reminders_press(ctx, chat, player, code)
     if parts[0] == "show" and len(parts) == 2:
         return people.show(ctx, chat, player, parts[1])
+    if parts[0] == "dly" and len(parts) == 2:
+        return daily.press(ctx, chat, player, parts[1])
     return menus.menu_press(ctx, chat, player, user, code)
 
 
