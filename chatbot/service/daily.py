@@ -73,8 +73,9 @@ def local_day(zone: ZoneInfo, now: datetime) -> date:
     return (now if now.tzinfo else now.replace(tzinfo=UTC)).astimezone(zone).date()
 
 
-def group_zone(chat: Chat) -> ZoneInfo:
-    return language_zone(chat.language)
+def group_zone(chat: Chat, default_language: str) -> ZoneInfo:
+    """A group's time zone: its language's (else the bot's default language's)."""
+    return language_zone(chat.language or default_language)
 
 
 def opponents(game_id: str) -> int:
@@ -89,8 +90,8 @@ def command(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> O
     if args.strip() and found is None:
         raise Refusal(tr(ctx.lang, "dl.unknown", word=args.split()[0]), alert=False)
     if chat.kind != "private":
-        outgoing.say(ctx, chat, ranking_text(ctx.session, chat, ctx.now, ctx.lang,
-                                             found[0] if found else None), fresh=True)
+        outgoing.say(ctx, chat, ranking_text(ctx, chat, found[0] if found else None),
+                     fresh=True)
         return Outcome(None)
     if found is None:
         rows = [[(presenter(g).name(ctx.lang), buttons.encode(0, 0, f"dly.{g}"))]
@@ -187,10 +188,10 @@ def _duration(seconds: int) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
-def ranking_text(session: Session, chat: Chat, now: datetime, lang: str,
-                 game: str | None = None) -> str:
+def ranking_text(ctx: Ctx, chat: Chat, game: str | None = None) -> str:
     """A group's ranking of today's deal: per game, place, then score, then time."""
-    day = local_day(group_zone(chat), now).isoformat()
+    session, lang = ctx.session, ctx.lang
+    day = local_day(group_zone(chat, ctx.settings.default_language), ctx.now).isoformat()
     found = scores(session, day, _members(session, chat), game)
     if not found:
         return tr(lang, "dl.nobody")
@@ -214,7 +215,8 @@ def _arm_posts(ctx: Ctx, player: Player, day: date) -> None:
             DailyPost.chat_id == chat.id, DailyPost.day == day.isoformat())).first()
         if known is None:
             morning = datetime.combine(day + timedelta(days=1), MORNING,
-                                       tzinfo=group_zone(chat)).astimezone(UTC)
+                                       tzinfo=group_zone(chat, ctx.settings.default_language)
+                                       ).astimezone(UTC)
             ctx.session.add(DailyPost(chat_id=chat.id, day=day.isoformat(),  # type: ignore[arg-type]
                                       due_at=morning))
             ctx.session.flush()
