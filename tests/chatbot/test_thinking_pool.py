@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import os
 import signal
+from typing import Any
 
+import pytest
 from sqlalchemy.engine import Engine
 
 import fsm
@@ -77,3 +79,31 @@ def test_no_workers_thinks_on_the_calling_thread(db_engine: Engine, clock: FakeC
     _until_a_cpu_moved(h, table_id)
     assert 0 not in cpu._POOLS
     assert h.service.decisions.load() >= 1.0
+
+
+def test_a_hint_thinks_in_the_pool_too(db_engine: Engine, clock: FakeClock,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The coach's "💡 Tip" thinks where the Experte's moves are thought (issue 41), with the
+    same budget; the press's transaction only says the hint."""
+    h = Harness(db_engine, clock, cpu_delay=0, experte_budget=0.02, cpu_workers=1)
+    thought: list[str] = []
+    real = cpu.Decisions._think
+
+    def spy(self: cpu.Decisions, work: Any, args: tuple[Any, ...]) -> Any:
+        thought.append(work.__name__)
+        return real(self, work, args)
+    monkeypatch.setattr(cpu.Decisions, "_think", spy)
+    out = h.command(private(ALICE), ALICE, "new", "schwimmen 2 anfaenger")
+    table_id = out.table_id
+    assert table_id
+    for _ in range(20):
+        table = h.table(table_id)
+        if table.deadline_kind in ("cpu", "next"):
+            h.clock.set(table.next_deadline)
+            h.fire(table_id, table.version)
+            continue
+        break
+    shown = h.buttons(private(ALICE), table_id)
+    assert h.press(private(ALICE), ALICE, shown["tip"]).ok
+    assert thought == ["advice_from_json"]
+    assert h.table(table_id).options["tip"]["code"] in shown
