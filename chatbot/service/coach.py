@@ -7,8 +7,10 @@ The hint thinks outside any transaction, where the CPU's Experte thinks (``cpu.D
 advise``, the process pool): ``hint_job`` reads what to think about, the façade has it
 thought, and ``tip`` — in the press's own transaction — checks the table again (same
 version, the person on turn) before it says anything. A game in which a hint was given is a
-practice game (``practice="hint"``): no rating, no score. The review compares the moves for
-which a hint was asked (the search's figures of the other moves are not known).
+practice game (``practice="hint"``): no rating, no score. The review has the Experte look
+again at the round's latest ``REVIEWED`` moves where the person had a choice (rebuilt from the
+seed and the move log, each with ``REVIEW_SHARE`` of the budget, in the pool, thought the same
+way), and adds the moves noted when a tip was asked.
 """
 
 from __future__ import annotations
@@ -16,12 +18,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sqlmodel import Session
+from sqlmodel import Session, col, select
 
 import fsm
 from engine import GAMES
 from engine.bots.coach import Advice
-from storage.models import Chat, GameTable, Player, Seat
+from storage.models import Chat, GameTable, Move, Player, Seat
 
 from .. import buttons
 from ..i18n import N_, Names, register, tr
@@ -31,6 +33,8 @@ from .api import Outcome, Refusal, UserRef
 from .transaction import Ctx
 
 REVIEW_SHOWN = 3  # moves the review lists at most
+REVIEWED = 8  # the round's latest moves with a choice the Experte looks at again
+REVIEW_SHARE = 0.5  # of the Experte's budget per move looked at again
 
 register({
     "co.chance": N_("💡 {move} – over {worlds} sampled worlds your chance to win the game is "
@@ -44,6 +48,9 @@ register({
     "co.review_later": N_("The review comes when the round is over."),
     "co.review_title": N_("🔎 Where you could have played better (moves you asked a tip "
                           "for):"),
+    "co.review_title_all": N_("🔎 Where you could have played better this round:"),
+    "co.review_none_all": N_("🔎 None of your moves this round scored clearly below the "
+                             "Experte's."),
     "co.review_line": N_("• {mine_move} ({mine}) – better: {best_move} ({theirs})"),
     "co.tips_on": N_("💡 Tips are on for this game (it is not rated once you ask for one)."),
     "co.no_game": N_("Start a private game first (/new), then /tips."),
@@ -142,9 +149,77 @@ def move_label(table: GameTable, seats: list[Seat], state: Any, seat: int, code:
     return code
 
 
+@dataclass(frozen=True)
+class ReviewJob:
+    """What a review thinks about: the positions of the round's last ended round where the
+    person chose among several moves (the state before, the seat, the move played)."""
+
+    table_id: int
+    version: int
+    game: str
+    positions: tuple[tuple[str, int, str], ...]
+
+
+def review_job(session: Session, press: buttons.Press) -> ReviewJob | None:
+    """The positions a "🔎" press has the Experte look at again (at most ``REVIEWED``, the
+    latest), rebuilt from the seed and the move log; ``None``: nothing to think about (the
+    press is then answered from the tips' notes or refused by ``review``). Reads only."""
+    table = store.get_table(session, press.table_id)
+    if (table is None or not table.is_private or not store.options(table).coach
+            or table.fsm_state not in (fsm.PAYOUT, fsm.FINISHED)):
+        return None
+    seats = store.seats(session, table)
+    people = {s.seat_no for s in seats if not s.is_cpu}
+    game = GAMES[table.game]
+    state = game.new_game(len(seats), dict(store.options(table).engine), table.seed)
+    moves = session.exec(select(Move).where(Move.table_id == table.id)
+                         .order_by(col(Move.seq))).all()
+    dealt = max((i for i, m in enumerate(moves) if m.actor == "system"), default=-1)
+    positions = []
+    for i, m in enumerate(moves):
+        if (i > dealt and m.actor == "player" and m.seat_no in people
+                and len(game.legal_actions(state)) > 1):
+            positions.append((game.to_json(state), m.seat_no, m.code))
+        state, _ = game.apply(state, m.code)
+    return ReviewJob(table.id, table.version, table.game,  # type: ignore[arg-type]
+                     tuple(positions[-REVIEWED:]))
+
+
+def _found(table: GameTable, seats: list[Seat], job: ReviewJob, advices: list[Advice],
+           lang: str) -> list[dict[str, Any]]:
+    """The reviewed moves that scored clearly below the Experte's, as notes."""
+    game = GAMES[table.game]
+    notes = []
+    for (state_json, seat, code), advice in zip(job.positions, advices, strict=True):
+        if advice.clearly_below(code):
+            state = game.from_json(state_json)
+            notes.append({"code": code, "best": advice.code, "mine": advice.values[code],
+                          "theirs": advice.values[advice.code], "measure": advice.measure,
+                          "label": move_label(table, seats, state, seat, advice.code, lang),
+                          "mine_label": move_label(table, seats, state, seat, code, lang)})
+    return notes
+
+
+def review_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, press: buttons.Press,
+                 job: ReviewJob | None, advices: list[Advice] | None) -> Outcome:
+    """A "🔎" press with the Experte's second look at the round's moves (``review_job``)."""
+    table = store.lock_table(ctx.session, press.table_id)
+    if table is None:
+        raise Refusal(tr(ctx.lang, "table_gone"))
+    seats = store.seats(ctx.session, table)
+    if table.chat_id != chat.id and store.seat_of(seats, player) is None:
+        raise Refusal(tr(ctx.lang, "not_seated"))
+    found = None
+    if job is not None and advices is not None and job.version == table.version:
+        found = _found(table, seats, job, advices, ctx.lang)
+    return review(ctx, table, seats, player, user, press.code, found)
+
+
 def review(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
-           code: str) -> Outcome:
-    """"Where could I have played better?": the round's noted moves, the worst first."""
+           code: str, found: list[dict[str, Any]] | None = None) -> Outcome:
+    """"Where could I have played better?": the moves of the round's that scored clearly
+    below the Experte's (``found`` by a second look, and those noted at tips), the worst
+    first."""
     if not table.is_private:
         raise Refusal(tr(ctx.lang, "co.private_only"))
     opts = store.options(table)
@@ -156,16 +231,20 @@ def review(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: 
         raise Refusal(tr(ctx.lang, "not_seated"))
     chat = store.get_chat(ctx.session, table.chat_id)
     assert chat is not None
-    outgoing.say(ctx, chat, review_text(opts.notes, ctx.lang))
+    notes = list(found or [])
+    seen = {(n["code"], n["best"], n["mine"]) for n in notes}
+    notes += [n for n in opts.notes if (n["code"], n["best"], n["mine"]) not in seen]
+    outgoing.say(ctx, chat, review_text(tuple(notes), ctx.lang, reviewed=found is not None))
     return Outcome(None, table_id=table.id)
 
 
-def review_text(notes: tuple[Any, ...], lang: str) -> str:
-    """The review: at most ``REVIEW_SHOWN`` moves, the largest loss first."""
+def review_text(notes: tuple[Any, ...], lang: str, reviewed: bool = False) -> str:
+    """The review: at most ``REVIEW_SHOWN`` moves, the largest loss first (``reviewed``:
+    the Experte looked at the round's moves again, not only at those with a tip)."""
     if not notes:
-        return tr(lang, "co.review_none")
+        return tr(lang, "co.review_none_all" if reviewed else "co.review_none")
     worst = sorted(notes, key=lambda n: float(n["mine"]) - float(n["theirs"]))[:REVIEW_SHOWN]
-    lines = [tr(lang, "co.review_title")]
+    lines = [tr(lang, "co.review_title_all" if reviewed else "co.review_title")]
     lines += [tr(lang, "co.review_line", mine_move=n.get("mine_label") or n["code"],
                  best_move=n.get("label") or n["best"],
                  mine=figure(float(n["mine"]), n["measure"]),

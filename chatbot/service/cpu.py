@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 import fsm
 from engine.bots import EXPERTE, get_bot
 from engine.bots.coach import Advice
+from engine.bots.experte import BUDGET
 from storage.models import GameTable, Seat
 
 from ..runtime import metrics
@@ -141,6 +142,33 @@ class Decisions:
             with self._lock:
                 self.thinking -= 1
             metrics.observe_experte(game_id, time.perf_counter() - started)
+
+
+    def advise_many(self, game_id: str, positions: list[tuple[str, int, str]],
+                    share: float = 1.0) -> list[Advice]:
+        """The coach's advice for several positions (state JSON, seat, …), each with
+        ``share`` of the Experte's budget, at once on the pool's workers (in order here when
+        thinking on threads). Call it outside any transaction."""
+        budget = (self.settings.experte_budget or BUDGET) * share
+        with self._lock:
+            self.thinking += 1
+        try:
+            args = [(game_id, state_json, seat, budget, self.load())
+                    for state_json, seat, _ in positions]
+            if not self.workers:
+                return [fsm.advice_from_json(*a) for a in args]
+            for _ in range(2):
+                pool = _pool(self.workers)
+                try:
+                    futures = [pool.submit(fsm.advice_from_json, *a) for a in args]
+                    return [f.result() for f in futures]
+                except BrokenProcessPool:
+                    log.warning("a thinking process died; starting the pool anew")
+                    _drop_pool(self.workers, pool)
+            return [fsm.advice_from_json(*a) for a in args]
+        finally:
+            with self._lock:
+                self.thinking -= 1
 
 
 def on_turn(seats: list[Seat], model: fsm.TableModel) -> Seat:

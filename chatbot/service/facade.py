@@ -140,25 +140,35 @@ class Service:
             metrics.observe_input(chat_ref.platform, "press", "stale", 0.0)
             return Outcome(tr(lang, "stale_button"), ok=False, alert=True)
 
-        if press.code == "tip" and press.table_id:
-            return self._tip(chat_ref, user, update_key, press, lang)
+        if press.code in ("tip", "review") and press.table_id:
+            return self._coach(chat_ref, user, update_key, press, lang)
 
         def work(ctx: Ctx, chat: Any, player: Any) -> Outcome:
             return router.route(ctx, chat, player, user, press)
         return self._run(chat_ref, user, update_key, work,
                          Outcome(tr(lang, "already_handled"), ok=True), "press")
 
-    def _tip(self, chat_ref: ChatRef, user: UserRef, update_key: str | None,
-             press: buttons.Press, lang: str) -> Outcome:
-        """"💡 Tip": read what to think about, think outside any transaction (where the
-        Experte's moves are thought), then say it in the press's own transaction."""
-        with self.tx.read() as session:
-            job = coach.hint_job(session, press)
-        advice = None if job is None else \
-            self.decisions.advise(job.game, job.state_json, job.seat)
+    def _coach(self, chat_ref: ChatRef, user: UserRef, update_key: str | None,
+               press: buttons.Press, lang: str) -> Outcome:
+        """"💡 Tip" and "🔎 Where could I have played better?": read what to think about,
+        think outside any transaction (where the Experte's moves are thought), then say it
+        in the press's own transaction (which checks the table again)."""
+        if press.code == "tip":
+            with self.tx.read() as session:
+                job = coach.hint_job(session, press)
+            advice = None if job is None else \
+                self.decisions.advise(job.game, job.state_json, job.seat)
 
-        def work(ctx: Ctx, chat: Any, player: Any) -> Outcome:
-            return coach.tip(ctx, chat, player, press, job, advice)
+            def work(ctx: Ctx, chat: Any, player: Any) -> Outcome:
+                return coach.tip(ctx, chat, player, press, job, advice)
+        else:
+            with self.tx.read() as session:
+                review = coach.review_job(session, press)
+            advices = None if review is None else self.decisions.advise_many(
+                review.game, list(review.positions), coach.REVIEW_SHARE)
+
+            def work(ctx: Ctx, chat: Any, player: Any) -> Outcome:
+                return coach.review_press(ctx, chat, player, user, press, review, advices)
         return self._run(chat_ref, user, update_key, work,
                          Outcome(tr(lang, "already_handled"), ok=True), "press")
 

@@ -303,8 +303,8 @@ class TelegramBot:
 
     async def _press(self, chat_ref: ChatRef, user: UserRef, data: buttons.Press | str,
                      update_key: str) -> Outcome:
-        if isinstance(data, buttons.Press) and data.code == "tip":  # the coach thinks: on
-            return await asyncio.to_thread(  # a thread, never on the loop or in a batch
+        if isinstance(data, buttons.Press) and data.code in ("tip", "review"):  # the coach:
+            return await asyncio.to_thread(  # it thinks on a thread, not the loop or a batch
                 self.service.press, chat_ref, user, data, update_key)
         if self.presses is not None:
             return await self.presses.press(chat_ref, user, data, update_key)

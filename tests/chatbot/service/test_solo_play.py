@@ -5,6 +5,7 @@ and PostgreSQL, texts and buttons as the person sees them (German and English)."
 from __future__ import annotations
 
 import random
+import re
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
@@ -112,11 +113,50 @@ def test_tip_from_the_experte_and_the_review(db_engine: Engine, clock: FakeClock
     labels = _labels(h, ALICE, table_id)
     assert labels["review"] == "🔎 Wo hätte ich besser gespielt?"
     assert h.press(private(ALICE), ALICE, h.buttons(private(ALICE), table_id)["review"]).ok
-    review = h.messages(private(ALICE))[-1].text
-    assert review.startswith("🔎 ")
+    _assert_review(h.messages(private(ALICE))[-1].text)
     h.command(private(ALICE), ALICE, "stats")
     with Session(h.engine) as session:
         assert session.exec(select(StatEntry)).all() == []  # a game with tips: not rated
+
+
+def _assert_review(review: str) -> None:
+    """The review as the person reads it: nothing clearly worse, or at most three moves,
+    each with its figure and the Experte's, the Experte's at least 8 points of chance
+    higher, the worst first."""
+    lines = review.splitlines()
+    if lines == ["🔎 Keiner deiner Züge in dieser Runde war deutlich schlechter als der des "
+                 "Experten."]:
+        return
+    assert lines[0] == "🔎 Wo du in dieser Runde besser hättest spielen können:", review
+    assert 1 <= len(lines) - 1 <= 3
+    gaps = []
+    for line in lines[1:]:
+        match = re.fullmatch(r"• (.+) \((\d+) %\) – besser: (.+) \((\d+) %\)", line)
+        assert match, line
+        gaps.append(int(match[4]) - int(match[2]))
+    assert all(g >= 7 for g in gaps) and gaps == sorted(gaps, reverse=True), gaps
+
+
+def test_the_review_looks_at_every_move_of_the_round(db_engine: Engine,
+                                                     clock: FakeClock) -> None:
+    """Without a tip asked, "🔎" has the Experte look again at the round's moves (from the
+    seed and the move log); the game stays rated."""
+    h = Harness(db_engine, clock, experte_budget=0.05, cpu_workers=0)
+    table_id = new_private_game(h)
+    chat = private(ALICE)
+    for _ in range(200):  # bad moves on purpose: pass, or swap the first card
+        shown = h.buttons(chat, table_id)
+        if "review" in shown:
+            break
+        moves = sorted(c for c in shown if is_move(c))
+        if not moves:
+            h.run_deadlines(table_id)
+            continue
+        assert h.press(chat, ALICE, shown["pass" if "pass" in moves else moves[0]]).changed
+    assert h.table(table_id).fsm_state in ("payout", "finished")
+    assert h.press(chat, ALICE, h.buttons(chat, table_id)["review"]).ok
+    _assert_review(h.messages(chat)[-1].text)
+    assert "practice" not in h.table(table_id).options
 
 
 def test_tips_in_english_and_off_against_normal(db_engine: Engine, clock: FakeClock) -> None:
