@@ -12,9 +12,9 @@ import pytest
 from sqlalchemy.engine import Engine
 
 import fsm
-from chatbot.service import cpu
+from chatbot.service import Settings, cpu
 from engine import GAMES
-from tests.chatbot.service.harness import ALICE, Harness, private
+from tests.chatbot.service.harness import ALICE, Harness, private, until_human_moves
 from tests.conftest import FakeClock
 
 
@@ -96,14 +96,23 @@ def test_a_hint_thinks_in_the_pool_too(db_engine: Engine, clock: FakeClock,
     out = h.command(private(ALICE), ALICE, "new", "schwimmen 2 anfaenger")
     table_id = out.table_id
     assert table_id
-    for _ in range(20):
-        table = h.table(table_id)
-        if table.deadline_kind in ("cpu", "next"):
-            h.clock.set(table.next_deadline)
-            h.fire(table_id, table.version)
-            continue
-        break
-    shown = h.buttons(private(ALICE), table_id)
-    assert h.press(private(ALICE), ALICE, shown["tip"]).ok
+    shown = until_human_moves(h, table_id)  # (a round that ended on the deal: dealt on)
+    out = h.press(private(ALICE), ALICE, shown["tip"])
+    assert out.ok, out.text
     assert thought == ["advice_from_json"]
     assert h.table(table_id).options["tip"]["code"] in shown
+
+
+def test_a_review_thinks_its_positions_in_the_pool_at_once() -> None:
+    """The review's positions go to the pool's workers together, each with its share of the
+    budget, and come back in order, each about its own position."""
+    game = GAMES["schwimmen"]
+    states = [game.new_game(3, {}, seed) for seed in (7, 8, 9)]
+    states = [s for s in states if game.to_act(s) is not None]
+    decisions = cpu.Decisions(Settings(experte_budget=0.04, cpu_workers=1))
+    positions = [(game.to_json(s), game.to_act(s), "pass") for s in states]
+    advices = decisions.advise_many("schwimmen", positions, share=0.5)  # type: ignore[arg-type]
+    assert len(advices) == len(states)
+    for state, advice in zip(states, advices, strict=True):
+        assert advice.code in {a.code for a in game.legal_actions(state)}
+    assert decisions.thinking == 0
