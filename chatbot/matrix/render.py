@@ -83,7 +83,7 @@ register({
 })
 
 _SLASH = re.compile(
-    r"(?<![\w/])/(new|help|rules|language|stop|start|stats|top|games|reminders|daily|tips)\b")
+    r"(?<![\w/])/(new|help|rules|language|stop|start|stats|top|games|reminders|daily|tips|tagesspiel|tipps)\b")
 
 
 def bang(text: str) -> str:
