@@ -87,6 +87,8 @@ class GameTable(SQLModel, table=True):
     reminded: bool = False
     turn_ends_at: datetime | None = None  # when a long turn clock of the person on turn ends
     paused_until: datetime | None = None  # a paused long game's clock stands still until then
+    # the chat's topic or thread the table lives in (an adapter's opaque key; None: the chat)
+    thread_id: str | None = Field(default=None, max_length=128)
     log: list[dict[str, Any]] = _json(list)  # the last public events, for "last move" lines
     created_at: datetime
     updated_at: datetime
@@ -200,6 +202,8 @@ class Outbox(SQLModel, table=True):
     action: str | None = Field(default=None, max_length=16)
     # the message this one answers ("<id>", or "<thread root> <id>" in a thread), if any
     reply_to: str | None = Field(default=None, max_length=600)
+    # the chat's topic or thread it goes to (an adapter's opaque key; None: the chat itself)
+    thread: str | None = Field(default=None, max_length=128)
 
 
 class OutboxLease(SQLModel, table=True):

@@ -39,6 +39,7 @@ COMMANDS: dict[str, str] = {
     "stats": "stats", "statistik": "stats", "top": "top", "bestenliste": "top",
     "games": "games", "spiele": "games", "tische": "games",
     "reminders": "reminders", "erinnerungen": "reminders", "erinnerung": "reminders",
+    "replay": "replay", "nachspielen": "replay",
     "daily": "daily", "tagesspiel": "daily", "tips": "tips", "tipps": "tips",
 }
 # ``!word`` → the button code it presses (in the newest view of the room, or of the player's
@@ -83,7 +84,8 @@ register({
 })
 
 _SLASH = re.compile(
-    r"(?<![\w/])/(new|help|rules|language|stop|start|stats|top|games|reminders|daily|tips|tagesspiel|tipps)\b")
+    r"(?<![\w/])/(new|help|rules|language|stop|start|stats|top|games|reminders|replay|daily|tips"
+    r"|tagesspiel|tipps)\b")
 
 
 def bang(text: str) -> str:
@@ -118,6 +120,8 @@ def choices(rows: list[list[list[str]]] | list[list[tuple[str, str]]]) -> list[t
 
 
 _ARROWS = ("◀", "▶")
+# "<" and ">" (or the arrows themselves) press the view's ◀ / ▶: a replay's step, a hand's page
+ARROW_OF = {"<": "◀", ">": "▶", "◀": "◀", "▶": "▶"}
 
 
 def is_choice(label: str, data: str) -> bool:
@@ -318,8 +322,8 @@ def find_choices(items: tuple[str, ...], buttons: list[tuple[str, str]]
 class Intent:
     """What a text message asks for."""
 
-    kind: str  # command | move | choice | choices | chat
-    name: str = ""  # service command, or button code
+    kind: str  # command | move | choice | choices | arrow | chat
+    name: str = ""  # service command, button code, or an arrow's label
     args: str = ""
     number: int = 0
     items: tuple[str, ...] = ()  # choices: numbers ("7") and cards ("7♠") in the order written
@@ -344,6 +348,8 @@ def parse(body: str, own_names: tuple[str, ...] = (), mentioned: bool = False) -
                 break
     if re.fullmatch(r"\d{1,3}", text):
         return Intent("choice", number=int(text))
+    if text.replace("\ufe0f", "") in ARROW_OF:
+        return Intent("arrow", ARROW_OF[text.replace("\ufe0f", "")])
     if text[:1] in ("!", "/") and len(text) > 1:
         word, _, args = text[1:].partition(" ")
         word = word.strip().lower()

@@ -51,6 +51,8 @@ BURIED_AFTER = 3  # messages below a view before the player's turn posts it anew
 _SHOWN = ("m.room.message", "m.room.encrypted", "m.sticker")  # events that take a line
 _TXN: contextvars.ContextVar[str] = contextvars.ContextVar("matrix_txn", default="x")
 _REPLY: contextvars.ContextVar[str | None] = contextvars.ContextVar("matrix_reply", default=None)
+_THREAD: contextvars.ContextVar[str | None] = contextvars.ContextVar("matrix_thread",
+                                                                     default=None)
 
 
 class MatrixTransport:
@@ -69,11 +71,15 @@ class MatrixTransport:
         self.rate_limited_until = 0.0  # monotonic; the sender pauses everything until then
         self._devices: dict[str, frozenset[tuple[str, str]]] = {}
         self._keys = asyncio.Lock()  # one key query at a time
+        # (room, thread root) → the bot's last event there: what a thread message names as
+        # its reply fallback (the thread's newest event the bot knows of)
+        self._thread_last: dict[tuple[str, str], str] = {}
 
     def begin(self, item: Item) -> None:
         """Transaction ids of this item's events (per asyncio task): idempotent resends."""
         _TXN.set(f"{self.install_id}.{item.id}")
         _REPLY.set(item.reply_to)
+        _THREAD.set(item.thread)
 
     @property
     def txn(self) -> str:
@@ -193,7 +199,14 @@ class MatrixTransport:
             content["m.relates_to"] = {"rel_type": "m.thread", "event_id": answered[0],
                                        "is_falling_back": False,
                                        "m.in_reply_to": {"event_id": answered[1]}}
+        thread = answered[0] if len(answered) == 2 else _THREAD.get()
+        if thread is not None and len(answered) != 2:  # a table's message in its thread
+            content["m.relates_to"] = {
+                "rel_type": "m.thread", "event_id": thread, "is_falling_back": True,
+                "m.in_reply_to": {"event_id": self._thread_last.get((chat, thread), thread)}}
         event_id = await self._event(chat, "m.room.message", content, f"{self.txn}.s")
+        if thread is not None:
+            self._thread_last[(chat, thread)] = event_id
         await self._seed(chat, event_id, rows)
         return event_id
 

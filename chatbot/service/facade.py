@@ -26,7 +26,7 @@ from storage.models import Chat, GameTable, Move, Player
 from .. import buttons
 from ..i18n import DEFAULT_LANGUAGE, pick_language, tr
 from ..runtime import metrics
-from . import coach, commands, cpu, daily, outgoing, play, ratings, router, store
+from . import coach, commands, cpu, daily, outgoing, play, ratings, replays, router, store
 from .api import Change, ChatRef, Outcome, Refusal, Settings, UserRef
 from .deadlines import Deadlines
 from .flood import Flood, Verdict
@@ -75,7 +75,9 @@ class Service:
                 store.note_member(session, chat, player, now)
             lang = pick_language(chat.language, user.language if user else None,
                                  self.settings.default_language)
-            ctx = Ctx(session, chat_ref.platform, lang, now, self.settings, self.decisions)
+            ctx = Ctx(session, chat_ref.platform, lang, now, self.settings, self.decisions,
+                      input_chat=chat_ref.external_id,
+                      thread=chat_ref.thread if chat.kind == "group" else None)
             outgoing.seed_language(ctx, chat, player)
             yield ctx, chat, player
 
@@ -254,6 +256,27 @@ class Service:
         self._notify(ctx)
         return people
 
+    def thread_gone(self, platform: str, chat_external_id: str, thread: str) -> list[int]:
+        """A chat's topic or thread takes no more messages (a Telegram forum topic closed or
+        deleted): its open tables end (abandoned; their players are told privately) and what
+        was still to go there is dropped - nothing is tried again. Returns the ended tables."""
+        with self.tx.tx() as session:
+            chat = session.exec(select(Chat).where(
+                Chat.platform == platform, Chat.external_id == chat_external_id)).first()
+            if chat is None:
+                return []
+            ctx = Ctx(session, platform, outgoing.language_of(chat, self.settings),
+                      self.clock(), self.settings, self.decisions)
+            ended = []
+            for table in store.open_tables_in(session, chat, thread):
+                play.thread_gone(ctx, table)
+                ended.append(table.id)
+            dropped = outgoing.drop_thread(ctx, chat, thread)
+        log.info("%s %s: thread %s gone; tables %s ended, %d messages dropped", platform,
+                 chat_external_id, thread, ended, dropped)
+        self._notify(ctx)
+        return ended  # type: ignore[return-value]
+
     # ------------------------------------------------------------------ after a commit
     def _notify(self, ctx: Ctx | None) -> None:
         touched = {} if ctx is None else ctx.touched
@@ -364,6 +387,14 @@ class Service:
     def replay(self, table_id: int) -> Any:
         """Rebuild a table's engine state from its seed and move log (for audits and tests)."""
         return self.queries.replay(table_id)
+
+    def replay_sight(self, platform: str, user_id: str, user_lang: str | None,
+                     table_key: int | str) -> tuple[replays.Replayed, str] | None:
+        """A table's rounds (every hand open; show only those that ended) for a person who sat
+        at it, with their language; ``None``: no such table; ``NotYourTable``: not theirs."""
+        with self.tx.read() as session:
+            return replays.sight(session, platform, user_id, table_key, user_lang,
+                                 self.settings.default_language)
 
     def resend(self, table_id: int) -> None:
         """Queue the table's views again (e.g. when a console resumes a table)."""

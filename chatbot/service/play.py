@@ -26,6 +26,8 @@ register({
     "clock.you_are_away": N_(
         "💤 You missed two turns in a row at {game} in {group}: the CPU plays for you now. "
         "Tap “I'm back” under the table to play your own turns again."),
+    "thread_gone": N_("🚪 The topic of your {game} table in {group} was closed or deleted: "
+                      "the table has ended."),
 })
 log = logging.getLogger(__name__)
 CHAIN_LIMIT = 12  # CPU moves one input plays on at most; the deadline path does the rest
@@ -179,6 +181,23 @@ def stop_table(ctx: Ctx, table: GameTable) -> Outcome:
     store.bump(ctx, table)
     outgoing.emit(ctx, table, seats, table_model)
     return Outcome(tr(ctx.lang, "stopped"), table_id=table.id, changed=True)
+
+
+def thread_gone(ctx: Ctx, table: GameTable) -> None:
+    """The table's topic was closed or deleted: the table ends (abandoned) without a word
+    to the topic (it takes none), and each seated person is told privately."""
+    seats = store.seats(ctx.session, table)
+    table_model = store.model(table, seats)
+    fsm.fire(table_model, "stop")
+    table.fsm_state = table_model.state
+    table.next_deadline = table.deadline_kind = None
+    table.finished_at = ctx.now
+    store.bump(ctx, table)
+    outgoing.emit(ctx, table, seats, table_model, group=False)
+    for seat in seats:
+        if seat.player_id is not None and not seat.is_cpu:
+            outgoing.tell_person(ctx, table, store.get_player(ctx.session, seat.player_id),
+                                 "thread_gone")
 
 
 def cpu_turn(ctx: Ctx, table: GameTable, seats: list[Seat], timed_out: bool,

@@ -12,7 +12,20 @@ from storage.models import Chat, GameTable, Player, Seat
 
 from .. import buttons
 from ..i18n import LANGUAGES, tr
-from . import coach, commands, daily, history, lobby, menus, people, play, seating, spectate, store
+from . import (
+    coach,
+    commands,
+    daily,
+    history,
+    lobby,
+    menus,
+    people,
+    play,
+    replays,
+    seating,
+    spectate,
+    store,
+)
 from .api import Outcome, Refusal, UserRef
 from .transaction import Ctx
 
@@ -39,8 +52,8 @@ def route(ctx: Ctx, chat: Chat, player: Player, user: UserRef, press: buttons.Pr
 
 def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str) -> Outcome:
     """A menu button: a language (``lang.<code>``), a game under ``/rules`` (``r.<game>``),
-    a reminder setting (``rem.…``), a table under ``/games`` (``show.<table>``), or a step
-    of the game menu."""
+    a reminder setting (``rem.…``), a table under ``/games`` (``show.<table>``), a step of a
+    replay (``rp.…``), or a step of the game menu."""
     parts = code.split(".")
     if parts[0] == "lang" and len(parts) == 2 and parts[1] in LANGUAGES:
         return commands.set_language(ctx, chat, player, user, parts[1])
@@ -48,6 +61,8 @@ def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str) -
         return commands.rules_press(ctx, chat, parts[1])
     if parts[0] == "rem":
         return people.reminders_press(ctx, chat, player, code)
+    if parts[0] == "rp":
+        return replays.press(ctx, chat, player, code)
     if parts[0] == "show" and len(parts) == 2:
         return people.show(ctx, chat, player, parts[1])
     if parts[0] == "dly" and len(parts) == 2:

@@ -104,7 +104,7 @@ def again(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: U
         raise Refusal(tr(ctx.lang, "seated_only"))
     chat = store.get_chat(ctx.session, table.chat_id)
     assert chat is not None
-    open_id = store.open_table(ctx.session, chat)
+    open_id = store.open_table(ctx.session, chat, table.thread_id)
     if open_id is not None:
         other = store.lock_table(ctx.session, open_id)
         rematch = store.options(other).rematch if other is not None else None
@@ -119,7 +119,7 @@ def again(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: U
     elif options.practice in ("replay", "hint", "daily"):
         options = options.but(practice=None)
     new = tables.new_table(ctx, chat, player, table.game, private=table.is_private,
-                           options=options.to_json())
+                           options=options.to_json(), thread=table.thread_id)
     new.turn_timeout = table.turn_timeout
     if same:
         new.seed = table.seed

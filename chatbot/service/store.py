@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from functools import cache
 from typing import Any
 
-from sqlalchemy import Insert, bindparam
+from sqlalchemy import Insert, String, bindparam
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col, select
@@ -49,8 +49,12 @@ _PRIVATE_PERSON = select(Player).where(
     Player.platform == bindparam("platform"),
     Player.private_chat_id == bindparam("chat")).limit(1)
 _OPEN_TABLE = select(GameTable.id).where(
-    GameTable.chat_id == bindparam("chat_id"), col(GameTable.fsm_state).in_(fsm.OPEN)
+    GameTable.chat_id == bindparam("chat_id"), col(GameTable.fsm_state).in_(fsm.OPEN),
+    col(GameTable.thread_id).is_not_distinct_from(bindparam("thread", type_=String))
 ).order_by(col(GameTable.id).desc()).limit(1)
+_OPEN_IN_THREAD = select(GameTable).where(
+    GameTable.chat_id == bindparam("chat_id"), col(GameTable.fsm_state).in_(fsm.OPEN),
+    GameTable.thread_id == bindparam("thread")).order_by(col(GameTable.id)).with_for_update()
 
 
 def chat_for(session: Session, ref: ChatRef, now: datetime) -> Chat:
@@ -127,9 +131,16 @@ def seats(session: Session, table: GameTable) -> list[Seat]:
     return list(session.exec(_SEATS, params={"table_id": table.id}).all())
 
 
-def open_table(session: Session, chat: Chat) -> int | None:
-    """The id of the chat's newest open table."""
-    return session.exec(_OPEN_TABLE, params={"chat_id": chat.id}).first()
+def open_table(session: Session, chat: Chat, thread: str | None = None) -> int | None:
+    """The id of the newest open table of a chat's topic or thread (``None``: of the chat
+    outside any: a forum's General topic, a room's main timeline)."""
+    return session.exec(_OPEN_TABLE, params={"chat_id": chat.id, "thread": thread}).first()
+
+
+def open_tables_in(session: Session, chat: Chat, thread: str) -> list[GameTable]:
+    """The open tables of a chat's topic or thread, locked."""
+    return list(session.exec(_OPEN_IN_THREAD, params={"chat_id": chat.id,
+                                                      "thread": thread}).all())
 
 
 def group_tables_of(session: Session, player: Player) -> list[GameTable]:

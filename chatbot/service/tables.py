@@ -23,10 +23,12 @@ from .transaction import Ctx
 
 def new_table(ctx: Ctx, chat: Chat, player: Player, game_id: str, *, private: bool,
               options: dict[str, Any] | None = None,
-              turn_timeout: int | None = None, seed: int | None = None) -> GameTable:
+              turn_timeout: int | None = None, thread: str | None = None,
+              seed: int | None = None) -> GameTable:
     """A new table in its lobby (with its id: buttons and slots carry it). ``turn_timeout``:
-    its turn clock in seconds (else none privately, the setting's in groups); ``seed``: the
-    deal's (else a random one)."""
+    its turn clock in seconds (else none privately, the setting's in groups); a group table
+    lives in ``thread`` if given, else in the topic or thread the input came from; ``seed``:
+    the deal's (else a random one)."""
     opts = TableOptions.from_json({**presenter(game_id).DEFAULT_TABLE_OPTIONS,
                                    **(options or {})}, strict=True)
     table = GameTable(
@@ -37,7 +39,8 @@ def new_table(ctx: Ctx, chat: Chat, player: Player, game_id: str, *, private: bo
         turn_timeout=turn_timeout if turn_timeout is not None else 0 if private
         else ctx.settings.group_timeout, next_deadline=None,
         deadline_kind=None, reminded=False, log=[], created_at=ctx.now, updated_at=ctx.now,
-        finished_at=None)
+        finished_at=None,
+        thread_id=None if private else thread if thread is not None else ctx.thread)
     ctx.session.add(table)
     ctx.session.flush()
     return table

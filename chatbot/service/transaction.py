@@ -54,6 +54,10 @@ class Ctx:
     chained: int = 0  # CPU moves played on in this input (see ``play.chain``)
     # the language of each chat's messages, resolved once per input (``outgoing.language``)
     langs: dict[tuple[str, str], str] = field(default_factory=dict)
+    # where the input was written: its chat's external id and topic or thread (answers in
+    # that chat go to that topic; a table's messages go to the table's own)
+    input_chat: str | None = None
+    thread: str | None = None
 
     def touch(self, table: GameTable) -> None:
         self.touched[table.id] = table  # type: ignore[index]

@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -50,7 +51,7 @@ from .sender import OutboxSender, TelegramTransport
 log = logging.getLogger(__name__)
 PLATFORM = "telegram"
 COMMANDS = ("start", "help", "rules", "language", "new", "stop", "stats", "top", "games",
-            "reminders", "daily", "tips")
+            "reminders", "replay", "daily", "tips")
 ALIASES = ("tagesspiel", "tipps")  # German names of commands (not in the command menu)
 MANAGE_CODES = ("start", "stop", "kick", "fill", "clock", "cur", "opt", "lvl", "lang")
 ANSWER_WINDOW = 10.0  # seconds Telegram takes an answer to a button press (not documented)
@@ -70,6 +71,7 @@ register({
     "command.top": N_("The group's leaderboard"),
     "command.games": N_("Your running tables"),
     "command.reminders": N_("Turn reminders and quiet hours"),
+    "command.replay": N_("Replay a finished round"),
     "command.daily": N_("Today's deal – the same cards for everybody"),
     "command.tips": N_("Tips in your private game"),
 })
@@ -88,7 +90,8 @@ class TelegramBot:
         sqlite = service.engine.dialect.name == "sqlite"
         self.db = None if sqlite else ThreadPoolExecutor(4, thread_name_prefix="stammtisch-db")
         self.store = OutboxStore(service.engine, PLATFORM)
-        self.transport = TelegramTransport(app.bot, on_forbidden=self._forbidden)
+        self.transport = TelegramTransport(app.bot, on_forbidden=self._forbidden,
+                                           on_thread_gone=self._thread_gone)
         # The sender's database work has a thread of its own on PostgreSQL: queued behind a
         # flood of inputs, a pass could outlast its lease (and another process send again).
         self._sender_db = None if sqlite else ThreadPoolExecutor(
@@ -240,12 +243,18 @@ class TelegramBot:
             self.service.forget_private_chat(PLATFORM, chat)
 
     # ------------------------------------------------------------------ updates
+    async def _thread_gone(self, chat: str, thread: str) -> None:
+        """Telegram refused a message into a closed or deleted forum topic: its table ends."""
+        await self._db(self.service.thread_gone, PLATFORM, chat, thread)
+
     @staticmethod
     def _refs(update: Update, is_admin: bool = False) -> tuple[ChatRef, UserRef]:
         chat, user = update.effective_chat, update.effective_user
         assert chat is not None and user is not None
-        return refs(chat.id, chat.type, chat.title, user.id, user.first_name, user.last_name,
-                    user.username, user.language_code, is_admin)
+        chat_ref, user_ref = refs(chat.id, chat.type, chat.title, user.id, user.first_name,
+                                  user.last_name, user.username, user.language_code, is_admin)
+        thread = topic_of(bool(chat.is_forum), update.effective_message)
+        return (replace(chat_ref, thread=thread) if thread else chat_ref), user_ref
 
     async def _is_admin(self, update: Update) -> bool:
         chat, user = update.effective_chat, update.effective_user
@@ -380,6 +389,16 @@ def _newest(value: str | None) -> tuple[int, float] | None:
         return int(newest), float(when)
     except ValueError:
         return None
+
+
+def topic_of(is_forum: bool, message: Any) -> str | None:
+    """The forum topic a message was written in (its ``message_thread_id``), ``None`` for the
+    General topic and outside forums: an ordinary supergroup gives reply chains a thread id
+    too, and a message sent there with it would be refused."""
+    if not is_forum or message is None or not getattr(message, "is_topic_message", False):
+        return None
+    thread = getattr(message, "message_thread_id", None)
+    return str(thread) if thread else None
 
 
 def refs(chat_id: int, chat_type: str | None, title: str | None, user_id: int,

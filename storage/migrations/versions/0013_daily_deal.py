@@ -1,7 +1,7 @@
 """the daily deal: a person's tries (daily_entry) and a group's morning post (daily_post)
 
 Revision ID: 0013
-Revises: 0008
+Revises: 0009
 Create Date: 2026-12-06
 """
 
@@ -9,7 +9,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = '0013'
-down_revision = '0008'
+down_revision = '0009'
 branch_labels = None
 depends_on = None
 

@@ -260,6 +260,7 @@ class _Control:
                     "chat_title",
                     "reply_to_message_id",
                     "update_id",
+                    "topic",
                 )
                 if k in data
             }
@@ -337,6 +338,17 @@ class _Control:
             return True
         if name == "state":
             return self.state()
+        if name == "make_forum":
+            return self.make_forum(int(data["chat_id"]), data.get("title"))
+        if name == "create_topic":
+            user = data.get("user_id")
+            return self.create_topic(int(data["chat_id"]), str(data["name"]),
+                                     int(user) if user is not None else None)
+        if name in ("close_topic", "reopen_topic", "delete_topic"):
+            getattr(self, name)(int(data["chat_id"]), int(data["thread"]))
+            return True
+        if name == "topics":
+            return {str(t): v for t, v in self.topics(arg("chat_id", conv=int)).items()}
         raise _UnknownControl(name)
 
 
