@@ -260,7 +260,11 @@ def render_private(table: GameTable, seats: list[Seat], model: fsm.TableModel,
                 [s.seat_no for s in seats if s.seat_no != resigned]
             if won:
                 lines.append(tr(lang, "winners", names=", ".join(names[s] for s in won)))
-            rows.append([_btn(table, tr(lang, "play_again"), "again")])
+            lines += _practice_lines(table, lang)
+            rows.append([_btn(table, tr(lang, "play_again"), "again"),
+                         _btn(table, tr(lang, "co.same"), "again.same")])
+            if options_of(table).coach:
+                rows.append([_btn(table, tr(lang, "co.review"), "review")])
         else:
             won = p.winners(state)
             lines.append(tr(lang, "winners", names=", ".join(names[s] for s in won))
@@ -293,10 +297,14 @@ def render_private(table: GameTable, seats: list[Seat], model: fsm.TableModel,
         lines.append(tr(lang, "your_turn"))
         rows += [[_btn(table, label, code) for label, code in row]
                  for row in p.action_buttons(state, seat_no, lang, ui=seat.ui or {})]
+        if single and options_of(table).coach:
+            rows.append([_btn(table, tr(lang, "co.tip"), "tip")])
     elif on_turn is not None:
         lines.append(tr(lang, "waiting_for", name=names[on_turn]))
     if table.fsm_state == fsm.PAYOUT and single:
         rows.append([_btn(table, tr(lang, unit_key(table, "next_round")), "next")])
+        if options_of(table).coach:
+            rows.append([_btn(table, tr(lang, "co.review"), "review")])
     elif table.fsm_state == fsm.PAYOUT:
         lines.append(tr(lang, unit_key(table, "between_rounds")))
     if single:
@@ -309,6 +317,12 @@ def render_private(table: GameTable, seats: list[Seat], model: fsm.TableModel,
         rows.append([_btn(table, tr(lang, "tl.resign"), "resign"),
                      _btn(table, tr(lang, "log_button"), "log")])
     return View("\n".join(lines), rows, repost=mine and not single)
+
+
+def _practice_lines(table: GameTable, lang: str) -> list[str]:
+    """A practice game says why it is not rated (the same cards again, tips)."""
+    practice = options_of(table).practice
+    return [tr(lang, f"co.practice.{practice}")] if practice in ("hint", "replay") else []
 
 
 def view_cards(view: View) -> str:

@@ -269,7 +269,7 @@ class InputsMixin:
     async def _command(self, chat_ref: ChatRef, user: UserRef, intent: Intent, key: str,
                        lang: str) -> None:
         known = {"start", "help", "rules", "language", "new", "stop", "stats", "top", "games",
-                 "reminders", "replay", "pause", "abend", "deckel"}
+                 "reminders", "replay", "pause", "abend", "deckel", "daily", "tips"}
         if intent.name not in known and chat_ref.kind == "group":
             return  # maybe another bot's command: in groups we answer only our own
         outcome = await asyncio.to_thread(self.service.command, chat_ref, user, intent.name,

@@ -42,6 +42,7 @@ COMMANDS: dict[str, str] = {
     "replay": "replay", "nachspielen": "replay",
     "pause": "pause", "pausieren": "pause",
     "abend": "abend", "evening": "abend", "stammtisch": "abend", "deckel": "deckel",
+    "daily": "daily", "tagesspiel": "daily", "tips": "tips", "tipps": "tips",
 }
 # ``!word`` → the button code it presses (in the newest view of the room, or of the player's
 # direct room). ``start`` presses "Start" in a lobby and is the greeting elsewhere.
@@ -55,6 +56,9 @@ MOVES: dict[str, str] = {
     "again": "again", "nochmal": "again",
     "cards": "cards", "karten": "cards",
     "back": "back", "zurück": "back", "zurueck": "back",
+    "tip": "tip", "tipp": "tip", "hint": "tip",
+    "same": "again.same", "gleich": "again.same", "gleiche": "again.same",
+    "review": "review", "besser": "review",
 }
 
 register({
@@ -82,7 +86,8 @@ register({
 })
 
 _SLASH = re.compile(
-    r"(?<![\w/])/(new|help|rules|language|stop|start|stats|top|games|reminders|replay)\b")
+    r"(?<![\w/])/(new|help|rules|language|stop|start|stats|top|games|reminders|replay|daily|tips"
+    r"|tagesspiel|tipps)\b")
 
 
 def bang(text: str) -> str:

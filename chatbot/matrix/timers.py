@@ -70,6 +70,7 @@ class Deadlines:
             await asyncio.to_thread(self.service.fire_evenings)  # Stammtisch evenings
             await asyncio.to_thread(self.service.sweep_old)
             await asyncio.to_thread(self.service.catch_up_stats)
+            await asyncio.to_thread(self.service.post_daily, "matrix")
         return self._wait()
 
     def _wait(self) -> float:

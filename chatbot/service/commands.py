@@ -14,7 +14,20 @@ from .. import buttons
 from ..durations import clock_label, typed_clock
 from ..i18n import LANGUAGES, N_, language_name, register, tr
 from ..presenters import PRESENTERS, presenter
-from . import evening, menus, outgoing, pause, people, play, replays, stats, store, tables
+from . import (
+    coach,
+    daily,
+    evening,
+    menus,
+    outgoing,
+    pause,
+    people,
+    play,
+    replays,
+    stats,
+    store,
+    tables,
+)
 from .api import Outcome, Refusal, UserRef
 from .lobby import TIMEOUT_CHOICES
 from .transaction import Ctx
@@ -202,4 +215,6 @@ COMMANDS: dict[str, Command] = {
     **people.COMMANDS,  # /games, /reminders
     **replays.COMMANDS,  # /replay
     **evening.COMMANDS,  # /abend, /deckel, /top monat|saison (else the leaderboard)
+    **daily.COMMANDS,  # /daily, /tagesspiel
+    **coach.COMMANDS,  # /tips, /tipps
 }

@@ -26,7 +26,7 @@ from storage.models import Chat, GameTable, Move, Player
 from .. import buttons
 from ..i18n import DEFAULT_LANGUAGE, pick_language, tr
 from ..runtime import metrics
-from . import commands, cpu, outgoing, play, ratings, replays, router, store
+from . import coach, commands, cpu, daily, outgoing, play, ratings, replays, router, store
 from .api import Change, ChatRef, Outcome, Refusal, Settings, UserRef
 from .deadlines import Deadlines
 from .flood import Flood, Verdict
@@ -142,8 +142,35 @@ class Service:
             metrics.observe_input(chat_ref.platform, "press", "stale", 0.0)
             return Outcome(tr(lang, "stale_button"), ok=False, alert=True)
 
+        if press.code in ("tip", "review") and press.table_id:
+            return self._coach(chat_ref, user, update_key, press, lang)
+
         def work(ctx: Ctx, chat: Any, player: Any) -> Outcome:
             return router.route(ctx, chat, player, user, press)
+        return self._run(chat_ref, user, update_key, work,
+                         Outcome(tr(lang, "already_handled"), ok=True), "press")
+
+    def _coach(self, chat_ref: ChatRef, user: UserRef, update_key: str | None,
+               press: buttons.Press, lang: str) -> Outcome:
+        """"💡 Tip" and "🔎 Where could I have played better?": read what to think about,
+        think outside any transaction (where the Experte's moves are thought), then say it
+        in the press's own transaction (which checks the table again)."""
+        if press.code == "tip":
+            with self.tx.read() as session:
+                job = coach.hint_job(session, press)
+            advice = None if job is None else \
+                self.decisions.advise(job.game, job.state_json, job.seat)
+
+            def work(ctx: Ctx, chat: Any, player: Any) -> Outcome:
+                return coach.tip(ctx, chat, player, press, job, advice)
+        else:
+            with self.tx.read() as session:
+                review = coach.review_job(session, press)
+            advices = None if review is None else self.decisions.advise_many(
+                review.game, list(review.positions), coach.REVIEW_SHARE)
+
+            def work(ctx: Ctx, chat: Any, player: Any) -> Outcome:
+                return coach.review_press(ctx, chat, player, user, press, review, advices)
         return self._run(chat_ref, user, update_key, work,
                          Outcome(tr(lang, "already_handled"), ok=True), "press")
 
@@ -299,6 +326,14 @@ class Service:
         upgrade — drains in the background instead of inside somebody's /stats)."""
         with self.tx.tx() as session:
             return ratings.catch_up(session, self.clock().timestamp(), limit)
+
+    def post_daily(self, platform: str) -> int:
+        """Post yesterday's daily-deal winners to the groups whose morning post is due
+        (each once, ``daily.post_due``); the adapters call it from their periodic sweeps."""
+        with self.tx.tx() as session:
+            ctx = Ctx(session, platform, self.settings.default_language, self.clock(),
+                      self.settings, self.decisions)
+            return daily.post_due(ctx, platform)
 
     def sweep_old(self, every: float = SWEEP_EVERY) -> dict[str, int] | None:
         """Delete rows the retention policy no longer keeps (``storage.retention``), at most

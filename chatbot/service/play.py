@@ -111,7 +111,11 @@ def act(ctx: Ctx, table: GameTable, seats: list[Seat], table_model: fsm.TableMod
         raise Refusal(tr(ctx.lang, "illegal",
                          reason=engine_reason(ctx.lang, str(exc)))) from None
     events += fsm.settle(table_model)
-    store.log_move(ctx, table, seat_no, actor, table_model.game.parse_action(code).code)
+    played = table_model.game.parse_action(code).code
+    store.log_move(ctx, table, seat_no, actor, played)
+    opts = store.options(table)
+    if opts.tip is not None:  # a hint was asked for this turn: used up (noted if worse)
+        store.set_options(table, opts.after_move(seat_no, played))
     after_change(ctx, table, seats, table_model, events)
 
 
@@ -125,6 +129,9 @@ def next_round(ctx: Ctx, table: GameTable, seats: list[Seat]) -> Outcome:
     events = fsm.settle(table_model)
     store.log_move(ctx, table, None, "system", "deal")
     table.log = []
+    opts = store.options(table)
+    if opts.notes or opts.tip is not None:  # the review covers one round
+        store.set_options(table, opts.but(notes=(), tip=None))
     after_change(ctx, table, seats, table_model, events, dealt=True)
     return Outcome(None, table_id=table.id, changed=True)
 

@@ -13,7 +13,9 @@ from storage.models import Chat, GameTable, Player, Seat
 from .. import buttons
 from ..i18n import LANGUAGES, tr
 from . import (
+    coach,
     commands,
+    daily,
     evening,
     history,
     lobby,
@@ -37,12 +39,12 @@ UI: dict[str, Handler] = {
     "stop": lobby.stop, "cards": lobby.cards, "back": lobby.back, "clock": lobby.turn_clock,
     "cur": lobby.currency, "opt": lobby.game_option, "lvl": lobby.cpu_level,
     "again": seating.again, "fill": seating.fill, "resign": seating.resign,
-    "log": history.history, "skip": spectate.skip,
+    "log": history.history, "skip": spectate.skip, "review": coach.review,
     "pz": pause.ask, "pa": pause.agree, "pr": pause.resume,
 }
 # buttons whose meaning never goes stale ("resign" is checked against the seat's question)
 # (the pause's buttons are checked against the pause's own state: see ``pause``)
-VERSION_FREE = frozenset({"join", "leave", "cards", "back", "resign", "log", "skip",
+VERSION_FREE = frozenset({"join", "leave", "cards", "back", "resign", "log", "skip", "review",
                           "pz", "pa", "pr"})
 
 
@@ -70,6 +72,8 @@ def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str) -
         return evening.press(ctx, chat, player, user, code)
     if parts[0] == "show" and len(parts) == 2:
         return people.show(ctx, chat, player, parts[1])
+    if parts[0] == "dly" and len(parts) == 2:
+        return daily.press(ctx, chat, player, parts[1])
     return menus.menu_press(ctx, chat, player, user, code)
 
 

@@ -51,7 +51,8 @@ from .sender import OutboxSender, TelegramTransport
 log = logging.getLogger(__name__)
 PLATFORM = "telegram"
 COMMANDS = ("start", "help", "rules", "language", "new", "stop", "stats", "top", "games",
-            "reminders", "replay", "pause", "abend", "evening", "deckel")
+            "reminders", "replay", "pause", "abend", "evening", "deckel", "daily", "tips")
+ALIASES = ("tagesspiel", "tipps")  # German names of commands (not in the command menu)
 MANAGE_CODES = ("start", "stop", "kick", "fill", "clock", "cur", "opt", "lvl", "lang")
 ANSWER_WINDOW = 10.0  # seconds Telegram takes an answer to a button press (not documented)
 NEWEST_KEY = "telegram:newest_update"  # key_value: the newest update id fetched, and when
@@ -75,6 +76,8 @@ register({
     "command.abend": N_("Plan a Stammtisch evening"),
     "command.evening": N_("Plan a Stammtisch evening"),
     "command.deckel": N_("The evening's score"),
+    "command.daily": N_("Today's deal – the same cards for everybody"),
+    "command.tips": N_("Tips in your private game"),
 })
 
 
@@ -110,7 +113,7 @@ class TelegramBot:
         self._before_start: tuple[int, float] | None = None  # NEWEST_KEY as the last run left it
         self._saved_newest: tuple[int, float] | None = None
         service.listeners.append(self._on_commit)
-        app.add_handler(CommandHandler(list(COMMANDS), self.on_command))
+        app.add_handler(CommandHandler([*COMMANDS, *ALIASES], self.on_command))
         app.add_handler(CallbackQueryHandler(self.on_press))
         app.add_handler(MessageHandler(filters.COMMAND, self.on_unknown_command))
         app.add_handler(MessageHandler(filters.TEXT & filters.ChatType.PRIVATE, self.on_text))
@@ -238,6 +241,7 @@ class TelegramBot:
             self._saved_newest = newest
         await asyncio.to_thread(self.service.sweep_old)
         await self._db(self.service.catch_up_stats)
+        await self._db(self.service.post_daily, PLATFORM)
 
     def _forbidden(self, chat: str) -> None:
         if not chat.startswith("-"):
@@ -315,6 +319,9 @@ class TelegramBot:
 
     async def _press(self, chat_ref: ChatRef, user: UserRef, data: buttons.Press | str,
                      update_key: str) -> Outcome:
+        if isinstance(data, buttons.Press) and data.code in ("tip", "review"):  # the coach:
+            return await asyncio.to_thread(  # it thinks on a thread, not the loop or a batch
+                self.service.press, chat_ref, user, data, update_key)
         if self.presses is not None:
             return await self.presses.press(chat_ref, user, data, update_key)
         return await self._db(self.service.press, chat_ref, user, data, update_key)
