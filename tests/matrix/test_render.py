@@ -154,8 +154,8 @@ class _Bot(InputsMixin):
     def _applied(self, key: str) -> bool:
         return key in self.applied
 
-    async def _sender_of(self, room_id: str, event_id: str) -> str | None:
-        return "@anna:x" if event_id == "$annas" else "@tina:x"
+    async def _origin(self, room_id: str, event_id: str) -> tuple[str | None, str | None]:
+        return ("@anna:x" if event_id == "$annas" else "@tina:x"), None
 
     async def _read(self, room_id: str, sender: str, key: str, content: dict[str, Any],
                     edit: bool = False) -> None:
