@@ -87,7 +87,7 @@ register({
 
 _SLASH = re.compile(
     r"(?<![\w/])/(new|help|rules|language|stop|start|stats|top|games|reminders|replay|daily|tips"
-    r"|tagesspiel|tipps)\b")
+    r"|tagesspiel|tipps|pause|abend|evening|deckel)\b")
 
 
 def bang(text: str) -> str:
