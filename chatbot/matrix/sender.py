@@ -47,6 +47,7 @@ log = logging.getLogger(__name__)
 MSGTYPE = "m.notice"  # bots speak in notices (other bots ignore them)
 _NETWORK = (aiohttp.ClientError, asyncio.TimeoutError, TimeoutError, OSError)
 _LOBBY_KEYS = frozenset(norm_key(REACTIONS[c]) for c in ("join", "start"))
+_OVER_CODES = frozenset({"again", "review"})  # what a finished table still offers
 BURIED_AFTER = 3  # messages below a view before the player's turn posts it anew
 _SHOWN = ("m.room.message", "m.room.encrypted", "m.sticker")  # events that take a line
 _TXN: contextvars.ContextVar[str] = contextvars.ContextVar("matrix_txn", default="x")
@@ -173,8 +174,9 @@ class MatrixTransport:
                   if (key := reaction_for(data)) is not None}
         # a move's reaction (✊ ⏭️ ⏩) comes back with the next turn or round: it stays until
         # the game is over (a view with nothing but "play again", or nothing); the lobby's
-        # (👍 ▶️) go as soon as the lobby is
-        over = all(code_of(data) == "again" for _label, data in offered)
+        # (👍 ▶️) go as soon as the lobby is; a finished table offers only "again" (also with
+        # the same cards) and the coach's review
+        over = all(code_of(data).split(".")[0] in _OVER_CODES for _label, data in offered)
         for (seeded_on, key), reaction in list(self.seeded.items()):
             if seeded_on != event_id or key in wanted or not (over or key in _LOBBY_KEYS):
                 continue
