@@ -80,7 +80,7 @@ def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str) -
 def table_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef,
                 press: buttons.Press) -> Outcome:
     """A button on a table: a lobby or table button (``UI``), else a move."""
-    table = store.lock_table(ctx.session, press.table_id)
+    table, seats = store.lock_table_seats(ctx.session, press.table_id)
     if table is None:
         raise Refusal(tr(ctx.lang, "table_gone"))
     code = press.code
@@ -91,7 +91,6 @@ def table_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef,
     if press.version != table.version and head not in VERSION_FREE:
         raise play.Stale(tr(ctx.lang, "table_over" if table.fsm_state in fsm.CLOSED
                             else "stale_button"))
-    seats = store.seats(ctx.session, table)
     if table.chat_id != chat.id:
         if store.seat_of(seats, player) is None:
             raise Refusal(tr(ctx.lang, "not_seated"))

@@ -44,6 +44,10 @@ _CHAT_BY_REF = select(Chat).where(Chat.platform == bindparam("platform"),
 _PLAYER_BY_REF = select(Player).where(Player.platform == bindparam("platform"),
                                       Player.external_id == bindparam("external_id"))
 _LOCK_TABLE = select(GameTable).where(GameTable.id == bindparam("id")).with_for_update()
+# the table locked and its seats in one statement (only the table's row locked)
+_LOCK_TABLE_SEATS = select(GameTable, Seat).outerjoin(
+    Seat, col(Seat.table_id) == GameTable.id).where(GameTable.id == bindparam("id")).order_by(
+    col(Seat.seat_no)).with_for_update(of=GameTable)
 _SEATS = select(Seat).where(Seat.table_id == bindparam("table_id")).order_by(col(Seat.seat_no))
 _PRIVATE_PERSON = select(Player).where(
     Player.platform == bindparam("platform"),
@@ -124,6 +128,15 @@ def lock_table(session: Session, table_id: int) -> GameTable | None:
     # (a statement built once: ``Session.get`` builds and cache-keys a new one for every call
     # with ``with_for_update``, which cost a tenth of an input)
     return session.exec(_LOCK_TABLE, params={"id": table_id}).first()
+
+
+def lock_table_seats(session: Session, table_id: int) -> tuple[GameTable | None, list[Seat]]:
+    """``lock_table`` and ``seats`` in one statement: the table (``None`` if there is none)
+    and its seats in seat order."""
+    rows = session.exec(_LOCK_TABLE_SEATS, params={"id": table_id}).all()
+    if not rows:
+        return None, []
+    return rows[0][0], [seat for _, seat in rows if seat is not None]
 
 
 def seats(session: Session, table: GameTable) -> list[Seat]:
