@@ -10,6 +10,8 @@
   statistics are made from them);
 - abandoned tables that never finished (no result) after ``moves``, with their seats and moves.
 - message slots (which message shows a table) not touched for ``moves``.
+- the daily deal's practice tries (not counted) and its posted morning posts after ``moves``;
+  the counted tries stay: ``/stats`` counts them (one small row per person and day).
 
 ``sweep`` runs the whole policy once; adapters call it about hourly.
 """
@@ -24,7 +26,17 @@ from sqlalchemy.engine import Engine
 
 import fsm
 from storage.db import write_lock
-from storage.models import GameTable, MessageSlot, Move, Outbox, ProcessedUpdate, Result, Seat
+from storage.models import (
+    DailyEntry,
+    DailyPost,
+    GameTable,
+    MessageSlot,
+    Move,
+    Outbox,
+    ProcessedUpdate,
+    Result,
+    Seat,
+)
 
 BATCH = 2000  # rows per DELETE: a sweep never holds the write lock for long
 
@@ -96,4 +108,8 @@ def sweep(engine: Engine, now: datetime, policy: Retention | None = None) -> dic
     counts["game_state"] = _clear_states(engine, finished)
     counts["message_slot"] = _drain(engine, MessageSlot, select(MessageSlot.id).where(
         MessageSlot.updated_at < old_tables))
+    counts["daily_entry"] = _drain(engine, DailyEntry, select(DailyEntry.id).where(
+        DailyEntry.created_at < old_tables, DailyEntry.counted.is_(False)))  # type: ignore[attr-defined]
+    counts["daily_post"] = _drain(engine, DailyPost, select(DailyPost.id).where(
+        DailyPost.due_at < old_tables, DailyPost.posted_at.is_not(None)))  # type: ignore[union-attr]
     return counts

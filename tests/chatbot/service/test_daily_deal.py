@@ -15,6 +15,7 @@ from chatbot.buttons import encode
 from chatbot.service import UserRef
 from chatbot.service.daily import daily_seed, local_day
 from storage.models import DailyEntry, Player, Result
+from storage.retention import Retention, sweep
 from tests.chatbot.service.harness import (
     ALICE,
     BOB,
@@ -142,5 +143,20 @@ def test_the_groups_ranking_and_the_morning_post(h: Harness) -> None:
     assert h.service.post_daily("test") == 0
     restarted = make_service(h.engine, h.clock)
     assert restarted.post_daily("test") == 0
+    h.command(private(ALICE), ALICE, "stats")
+    assert "📅 Tagesspiele: 1 gespielt, " in h.messages(private(ALICE))[-1].text
+
+
+def test_retention_drops_old_practice_tries_and_keeps_the_counted_ones(h: Harness) -> None:
+    """The counted tries stay (``/stats`` counts them); practice tries go with the move logs."""
+    first = _daily(h, ALICE)
+    play_private_to_the_end(h, first, ALICE, random.Random(5))
+    _daily(h, ALICE)  # the second try: practice
+    h.command(private(ALICE), ALICE, "stop")
+    h.clock.advance(40 * 24 * 3600)
+    counts = sweep(h.engine, h.clock(), Retention())
+    assert counts["daily_entry"] == 1
+    with Session(h.engine) as session:
+        assert [e.counted for e in session.exec(select(DailyEntry)).all()] == [True]
     h.command(private(ALICE), ALICE, "stats")
     assert "📅 Tagesspiele: 1 gespielt, " in h.messages(private(ALICE))[-1].text
