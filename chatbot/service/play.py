@@ -173,6 +173,13 @@ def finish(ctx: Ctx, table: GameTable, seats: list[Seat], table_model: fsm.Table
 
 def stop_table(ctx: Ctx, table: GameTable) -> Outcome:
     """Close a table for good (``/stop``, the stop button, the last person leaving)."""
+    _stop(ctx, table, group=True)
+    return Outcome(tr(ctx.lang, "stopped"), table_id=table.id, changed=True)
+
+
+def _stop(ctx: Ctx, table: GameTable, group: bool) -> list[Seat]:
+    """Fire ``stop``, clear the deadlines and emit the views (the group's too if ``group``);
+    returns the seats."""
     seats = store.seats(ctx.session, table)
     table_model = store.model(table, seats)
     fsm.fire(table_model, "stop")
@@ -180,22 +187,14 @@ def stop_table(ctx: Ctx, table: GameTable) -> Outcome:
     table.next_deadline = table.deadline_kind = None
     table.finished_at = ctx.now
     store.bump(ctx, table)
-    outgoing.emit(ctx, table, seats, table_model)
-    return Outcome(tr(ctx.lang, "stopped"), table_id=table.id, changed=True)
+    outgoing.emit(ctx, table, seats, table_model, group=group)
+    return seats
 
 
 def thread_gone(ctx: Ctx, table: GameTable) -> None:
     """The table's topic was closed or deleted: the table ends (abandoned) without a word
     to the topic (it takes none), and each seated person is told privately."""
-    seats = store.seats(ctx.session, table)
-    table_model = store.model(table, seats)
-    fsm.fire(table_model, "stop")
-    table.fsm_state = table_model.state
-    table.next_deadline = table.deadline_kind = None
-    table.finished_at = ctx.now
-    store.bump(ctx, table)
-    outgoing.emit(ctx, table, seats, table_model, group=False)
-    for seat in seats:
+    for seat in _stop(ctx, table, group=False):
         if seat.player_id is not None and not seat.is_cpu:
             outgoing.tell_person(ctx, table, store.get_player(ctx.session, seat.player_id),
                                  "thread_gone")
