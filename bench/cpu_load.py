@@ -76,16 +76,24 @@ def _p95(before: dict[float, float], after: dict[float, float]) -> float:
 
 
 def _keep_thinking(url: str, chats: list[int], stop: threading.Event) -> None:
-    """Press the person's move at each Experte table whenever one is offered."""
+    """Press the person's move at each Experte table whenever a new one is offered: once per
+    version of the view, as a person does (a button of a version already pressed is left
+    alone, so the keeper adds no stale presses of its own)."""
     control = _Control(url)
+    pressed: dict[int, str] = {}  # chat → "v1:<table>:<version>:" of the last press
     k = 0
     while not stop.is_set():
         for chat in chats:
             k += 1
-            control.call("press_newest", {
-                "chat_id": chat, "user_id": chat, "prefix": "v1:", "skip_prefix": "v1:0:",
-                "skip_suffixes": ["back", "cards"], "prefer_suffix": ":next", "seed": k})
-        stop.wait(0.3)
+            skip = ["v1:0:"] + ([pressed[chat]] if chat in pressed else [])
+            uid = control.call("press_newest", {
+                "chat_id": chat, "user_id": chat, "prefix": "v1:", "skip_prefix": skip,
+                "skip_suffixes": ["back", "cards"], "prefer_suffix": ":next",
+                "seed": k})["update_id"]
+            if uid is not None:
+                data = control.call("get_update", {"update_id": uid})["callback_query"]["data"]
+                pressed[chat] = data.rsplit(":", 1)[0] + ":"
+        stop.wait(0.1)
 
 
 def case(mode: str, k: int, tables: int, rate: float, seconds: float) -> dict[str, float]:

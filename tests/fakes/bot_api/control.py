@@ -59,18 +59,20 @@ class _Control:
         user_id: int,
         *,
         prefix: str = "",
-        skip_prefix: str | None = None,
+        skip_prefix: str | tuple[str, ...] | None = None,
         skip_suffixes: tuple[str, ...] = (),
         prefer_suffix: str | None = None,
         seed: int = 0,
     ) -> int | None:
         """Press a button on the chat's newest bot message that has one to press (a load
         generator's one call instead of reading messages and then pressing): buttons whose
-        data starts with ``prefix``, not with ``skip_prefix``, and whose last ``:`` part is
+        data starts with ``prefix``, not with ``skip_prefix`` (one or several), and whose last ``:`` part is
         not in ``skip_suffixes``; one ending in ``prefer_suffix`` if there is one, else one
         picked with ``seed``. Returns the update_id, or ``None`` when there is no such button."""
         import random
 
+        if isinstance(skip_prefix, list):
+            skip_prefix = tuple(skip_prefix)
         with self._cond:
             for m in reversed(list(self._msgs.get(int(chat_id), {}).values())):
                 if m.deleted or not m.from_bot or not m.reply_markup:
