@@ -24,7 +24,7 @@ PAGE = ROOT / "docs" / "evening.md"
 BEGIN = "<!-- transcript: tests/telegram/test_evening.py -->"
 END = "<!-- /transcript telegram -->"
 DAYS = ("Mo", "Di", "Mi", "Do", "Fr", "Sa", "So")
-SHOWN = ("🍻", "🍺", "👑", "🏆", "Nächster", "✅", "🕗")
+SHOWN = ("🍻", "🍺", "👑", "Nächster", "🕗")  # (the evening's messages, not the games')
 
 
 class Journal(SimClock):

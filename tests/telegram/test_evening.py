@@ -103,7 +103,7 @@ def new_game(fake: FakeBotApi, opener: int, others: list[int], since: int) -> Gr
     game.table_id, game.table_msg = table_of(lobby), lobby["message_id"]  # type: ignore[assignment]
     for user in others:
         answer = fake.press(GROUP, user, game.table_msg, game.wait_code("join"))
-        assert answer_text(fake, answer) in (None, "Du bist dabei.", "You're in.")
+        assert answer_text(fake, answer) == ("You're in." if user == CEM else "Du bist dabei.")
         fake.wait_for(lambda u=user: NAMES[u] in game.table_message().get("text", ""), WAIT,
                       message=f"{NAMES[user]} in the lobby")
     return game
@@ -153,18 +153,19 @@ def test_an_evening_through_telegram(fake: FakeBotApi, sqlite_url: str, tmp_path
     assert "✅ Dabei (3): Bruno, Alma, Cem" in fake.message(
         GROUP, announcement["message_id"])["text"]  # type: ignore[index]
 
+    title = "Stammtisch Test 4001"  # (the group's name as the fake gives it)
     for kind, at, group_says, privately in (
             ("day", berlin(3, 20), "🍻 Morgen um 20:00: Stammtisch! Bisher dabei: Bruno, Alma, Cem.",
-             ("🍻 Morgen um 20:00: Stammtisch in", "🍻 Tomorrow at 20:00: Stammtisch in")),
+             (f"🍻 Morgen um 20:00: Stammtisch in „{title}“.",
+              f"🍻 Tomorrow at 20:00: Stammtisch in {title}.")),
             ("soon", berlin(4, 19, 30), "🍻 In 30 Minuten, um 20:00: Stammtisch! Dabei: Bruno, "
-             "Alma, Cem.", ("🍻 In 30 Minuten (20:00): Stammtisch in",
-                            "🍻 In 30 minutes (20:00): Stammtisch in"))):
+             "Alma, Cem.", (f"🍻 In 30 Minuten (20:00): Stammtisch in „{title}“.",
+                            f"🍻 In 30 minutes (20:00): Stammtisch in {title}."))):
         since = fake.last_seq()
-        step(db, clock, kind, at)
-        said(fake, GROUP, group_says, since)
+        step(db, clock, kind, at)  # the day before and 30 minutes before: once each
+        assert said(fake, GROUP, group_says, since) == group_says
         for user in NAMES:
-            said(fake, user, privately[LANGS[user] == "en"], since)
-        assert len(sent(fake, GROUP, since, "🍻")) == 1
+            assert said(fake, user, "🍻", since) == privately[LANGS[user] == "en"]
 
     since = fake.last_seq()
     step(db, clock, "start", berlin(4, 20))
@@ -221,6 +222,12 @@ def test_an_evening_through_telegram(fake: FakeBotApi, sqlite_url: str, tmp_path
                        and int(c["params"]["message_id"]) == announcement["message_id"],
                        timeout=WAIT, since=since)
     said(fake, GROUP, "Nächster Stammtisch: Fr 18.01., 20:00.", since)
+    nxt = evening_row(db)  # the weekly evening's next one, announced two days before it
+    assert (nxt["id"] != evening_id, nxt["state"], nxt["due_kind"], as_utc(nxt["due_at"])) == (
+        True, "planned", "announce", berlin(9, 20))
+    for head in ("🍻 Stammtisch Fr", "🍻 Morgen", "🍻 In 30", "🍻 Der Stammtisch beginnt"):
+        assert len(sent(fake, GROUP, prefix=head)) == 1, head  # each step once
+    assert all(len(sent(fake, user, prefix="🍻")) == 2 for user in NAMES)  # two reminders
     for t in bot_texts(fake, [GROUP, *NAMES]):
         assert not any(marker in t for marker in TRACEBACK_MARKERS), t
 
