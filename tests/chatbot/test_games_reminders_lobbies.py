@@ -15,7 +15,15 @@ from sqlmodel import Session, select
 from chatbot.service import ChatRef, UserRef
 from storage.models import Player
 from tests.chatbot.long_games import DAY0, berlin, fire_next, mark, rows_to
-from tests.chatbot.service.harness import ALICE, BOB, CAROL, GROUP, Harness, private
+from tests.chatbot.service.harness import (
+    ALICE,
+    BOB,
+    CAROL,
+    GROUP,
+    Harness,
+    private,
+    until_a_turn_in_group,
+)
 from tests.conftest import FakeClock
 
 ERIN = UserRef("erin", "Erin", language="en")
@@ -37,6 +45,7 @@ def _table_in(h: Harness, chat: ChatRef, opener: UserRef, other: UserRef) -> int
     assert out.ok and out.table_id, out.text
     assert h.press(chat, other, h.buttons(chat, out.table_id)["join"]).changed
     assert h.press(chat, opener, h.buttons(chat, out.table_id)["start"]).changed
+    until_a_turn_in_group(h, out.table_id)  # (a round that ended on the deal)
     return out.table_id
 
 
