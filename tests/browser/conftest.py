@@ -168,16 +168,17 @@ PHONE = {"width": 360, "height": 740}
 @pytest.fixture
 def open_page(browser: Any, live: Live) -> Iterator[Callable[..., Any]]:
     """Opens the page for a person as a Telegram client would (a browser context of its own,
-    the client's bridge recorded); the page's script errors are in ``page.js_errors``.
+    the client's bridge recorded, ``client`` a script of the client's own run before the
+    page's); the page's script errors are in ``page.js_errors``.
     Contexts are closed before the server stops."""
     contexts: list[Any] = []
 
     def open_(table: int | None, person: Person, *, init: str | None = None,
               viewport: dict[str, int] | None = None, on_response: Any = None,
-              color_scheme: str = "light", **kw: Any) -> Any:
+              color_scheme: str = "light", client: str = "", **kw: Any) -> Any:
         context = browser.new_context(viewport=viewport or PHONE, color_scheme=color_scheme)
         contexts.append(context)
-        context.add_init_script(RECORD_BRIDGE)
+        context.add_init_script(RECORD_BRIDGE + client)
         page = context.new_page()
         page.js_errors = []
         page.on("pageerror", lambda e: page.js_errors.append(str(e)))
