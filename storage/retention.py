@@ -10,6 +10,11 @@
   statistics are made from them);
 - abandoned tables that never finished (no result) after ``moves``, with their seats and moves.
 - message slots (which message shows a table) not touched for ``moves``.
+- group members (``chat_member``: who may look at a group's tables in the Mini App) not seen
+  in that group for ``members`` (default 30 days). The bot learns of no one leaving a group
+  (nor of a group that is gone: its members are simply no longer seen), so this bounds how long
+  someone who left still sees its tables; a member who writes or presses there again is
+  recorded again at once, and seated people see their tables whatever this says.
 
 ``sweep`` runs the whole policy once; adapters call it about hourly.
 """
@@ -19,12 +24,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import Select, delete, select, update
+from sqlalchemy import Select, delete, select, tuple_, update
 from sqlalchemy.engine import Engine
 
 import fsm
 from storage.db import write_lock
-from storage.models import GameTable, MessageSlot, Move, Outbox, ProcessedUpdate, Result, Seat
+from storage.models import (
+    ChatMember,
+    GameTable,
+    MessageSlot,
+    Move,
+    Outbox,
+    ProcessedUpdate,
+    Result,
+    Seat,
+)
 
 BATCH = 2000  # rows per DELETE: a sweep never holds the write lock for long
 
@@ -36,6 +50,7 @@ class Retention:
     updates: timedelta = timedelta(days=3)
     outbox: timedelta = timedelta(days=1)
     moves: timedelta = timedelta(days=30)
+    members: timedelta = timedelta(days=30)
 
     def __post_init__(self) -> None:
         if self.updates >= timedelta(days=7):
@@ -52,6 +67,24 @@ def _drain(engine: Engine, model: type, ids: Select) -> int:  # type: ignore[typ
             batch = list(conn.execute(ids.limit(BATCH)).scalars())
             if batch:
                 conn.execute(delete(table).where(table.c.id.in_(batch)))
+        done += len(batch)
+        if len(batch) < BATCH:
+            return done
+
+
+def _drain_members(engine: Engine, seen_before: datetime) -> int:
+    """Delete the group members not seen since ``seen_before``, a batch per transaction (the
+    rows are keyed by chat and person, not by an id)."""
+    table = ChatMember.__table__  # type: ignore[attr-defined]
+    key = tuple_(table.c.chat_id, table.c.player_id)
+    done = 0
+    while True:
+        with write_lock(engine), engine.begin() as conn:
+            batch = [tuple(row) for row in conn.execute(
+                select(table.c.chat_id, table.c.player_id)
+                .where(table.c.seen_at < seen_before).limit(BATCH))]
+            if batch:
+                conn.execute(delete(table).where(key.in_(batch)))
         done += len(batch)
         if len(batch) < BATCH:
             return done
@@ -96,4 +129,5 @@ def sweep(engine: Engine, now: datetime, policy: Retention | None = None) -> dic
     counts["game_state"] = _clear_states(engine, finished)
     counts["message_slot"] = _drain(engine, MessageSlot, select(MessageSlot.id).where(
         MessageSlot.updated_at < old_tables))
+    counts["chat_member"] = _drain_members(engine, now - policy.members)
     return counts
