@@ -23,6 +23,7 @@ from tests.chatbot.service.harness import (
     Harness,
     private,
     until_a_turn_in_group,
+    until_human_moves,
 )
 from tests.conftest import FakeClock
 
@@ -143,11 +144,7 @@ def test_a_private_game_may_have_a_clock_and_reminds_in_its_own_chat(h: Harness)
     out = h.command(private(ALICE), ALICE, "new", "schwimmen 1 anfaenger clock=1h")
     assert out.ok and out.table_id
     assert h.table(out.table_id).turn_timeout == 3600
-    for _ in range(10):  # until she is on turn (a round may end on the deal: "next")
-        h.run_deadlines(out.table_id, kinds=("cpu", "next"))
-        if h.table(out.table_id).deadline_kind == "remind":
-            break
-        assert h.press(private(ALICE), ALICE, h.buttons(private(ALICE), out.table_id)["next"]).ok
+    until_human_moves(h, out.table_id)  # (a round may end before her turn: "next")
     assert h.table(out.table_id).deadline_kind == "remind"
     before = mark(h)
     assert fire_next(h, out.table_id) == "remind"
