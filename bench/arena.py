@@ -74,7 +74,7 @@ def play_one(game_id: str, levels: list[str], index: int, seed: int, budget: flo
     times: dict[str, list[float]] = defaultdict(list)
     hands: list[dict[str, Any]] = []  # per hand (round): winner seat and points per seat
     eliminated: list[int] = []  # seats in the order they went out (Schwimmen, Scat)
-    for _ in range(MAX_MOVES):
+    for move in range(MAX_MOVES):
         if game.is_over(state):
             break
         seat = game.to_act(state)
@@ -83,7 +83,9 @@ def play_one(game_id: str, levels: list[str], index: int, seed: int, budget: flo
             continue
         obs = game.observation(state, seat)
         t = time.perf_counter()
-        action = bots[seat].choose(obs, rngs[seat])
+        decide = getattr(bots[seat], "from_state", None)  # (``--pool``: in a worker process)
+        action = decide(state, f"{deal}:{seat}:{move}") if decide else \
+            bots[seat].choose(obs, rngs[seat])
         dt = time.perf_counter() - t
         if len(obs.legal) > 1:
             times[seat_levels[seat]].append(dt)
@@ -261,6 +263,10 @@ def main(argv: list[str] | None = None) -> None:
                         help='ISMCTS settings as JSON, e.g. {"exploration": 0.7, '
                              '"playout": "random"} (default: its module defaults)')
     parser.add_argument("--jobs", type=int, default=1, help="parallel processes")
+    parser.add_argument("--pool", type=int, default=0, metavar="N",
+                        help="the Experte decides as in the bot: fsm.cpu_action_from_json in a "
+                             "pool of N worker processes (the state in its JSON form); --jobs "
+                             "games are then played at once on threads")
     parser.add_argument("--json", default=None, help="also write the summary to this file")
     parser.add_argument("--first", type=int, default=0, help="index of the first game")
     parser.add_argument("--merge", nargs="+", default=None, metavar="JSON",
@@ -279,7 +285,9 @@ def main(argv: list[str] | None = None) -> None:
     ismcts = json.loads(args.ismcts) if args.ismcts else None
     jobs = [(args.game, args.seats, i, args.seed, args.budget, args.playouts, options, None, ismcts)
             for i in range(args.first, args.first + args.games)]
-    if args.jobs > 1:
+    if args.pool:
+        results = _at_the_pool(args, jobs)
+    elif args.jobs > 1:
         with ProcessPoolExecutor(args.jobs) as pool:
             results = list(pool.map(_play_star, jobs, chunksize=1))
     else:
@@ -294,6 +302,35 @@ def main(argv: list[str] | None = None) -> None:
                        "ismcts": ismcts,
                        "first": args.first, "elapsed": elapsed, "levels": summary,
                        "results": results}, f)
+
+
+class _PoolExperte:
+    """An Experte seat that decides the way the bot does (``chatbot/service/cpu.py``): the
+    engine state in its JSON form to ``fsm.cpu_action_from_json`` in a worker process."""
+
+    def __init__(self, pool: ProcessPoolExecutor, game_id: str, budget: float | None) -> None:
+        self.pool, self.game_id, self.budget = pool, game_id, budget
+
+    def from_state(self, state: Any, rng_seed: str) -> str:
+        import fsm
+
+        state_json = GAMES[self.game_id].to_json(state)
+        return self.pool.submit(fsm.cpu_action_from_json, self.game_id, state_json, EXPERTE,
+                                rng_seed, self.budget, 1.0).result()
+
+
+def _at_the_pool(args: Any, jobs: list[tuple]) -> list[dict[str, Any]]:
+    """The games with every Experte decision in a process pool of ``args.pool`` workers,
+    ``args.jobs`` games at once (threads that wait for the pool)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ProcessPoolExecutor(args.pool) as pool, ThreadPoolExecutor(max(1, args.jobs)) as games:
+        def make(level: str) -> Any:
+            if level == EXPERTE:
+                return _PoolExperte(pool, args.game, args.budget)
+            return make_bot(args.game, level, args.budget, args.playouts)
+
+        return list(games.map(lambda j: play_one(*j[:7], make=make), jobs))
 
 
 def merge_runs(paths: list[str]) -> None:

@@ -9,6 +9,8 @@ import http.client
 import json
 import random
 import statistics
+import subprocess
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -109,20 +111,25 @@ class _Control:
 def steady_case(label: str, command: list[str], env: dict[str, str], tables: int,
                 rate: float, seconds: float, setup: str,
                 fake_http: str = "aiohttp", senders: int = 4,
-                processes: int = 0) -> dict[str, float]:
+                processes: int = 0, profile: str | None = None) -> dict[str, float]:
     """Open-loop load: presses at ``rate`` per second in all, round robin over ``tables``
     chats, for ``seconds``; ``senders`` threads share the chats and the rate (one thread
     alone cannot offer more than about a hundred presses a second). Unlike the waves (100
     updates at once, so the last waits behind 99), this is the latency an update sees at a
-    steady rate — what a bot in production faces. ``processes``: see ``run_case``."""
+    steady rate — what a bot in production faces. ``processes``: see ``run_case``.
+    ``profile``: record the (first) bot with ``py-spy`` meanwhile, collapsed stacks to that
+    file (its CPU figure then includes what the sampling costs the bot)."""
     chats = list(range(30_001, 30_001 + tables))
-    with _running_bots(command, env, chats, setup, fake_http,
+    with _running_bots(command, env, chats, setup, fake_http, "echo" in label,
                        processes=processes) as (fake, procs):
         mark = fake.last_seq()
         cpu_start = _cpu_all(procs)
         sql_start = _sql_counts(env)
         start = time.perf_counter() + 0.2
+        spy = _py_spy(procs[0].pid, seconds, profile) if profile else None
         uids = offer(fake.url, chats, rate, seconds, senders, start)
+        if spy is not None:
+            spy.wait(60)
         elapsed = time.perf_counter() - start
         if processes:
             _wait(lambda: _answered(fake, mark) >= len(uids), 120, "answers", every=0.25,
@@ -148,7 +155,8 @@ def steady_case(label: str, command: list[str], env: dict[str, str], tables: int
     if sql:
         print(f"{'':28s} SQL per update: " + ", ".join(f"{k} {v:.2f}" for k, v in sql.items()))
     return {"rate": len(uids) / elapsed, "p50": p50, "p99": p99, "cpu_ms": cpu_ms,
-            "updates": len(uids), "unanswered": len(uids) - len(lat), **twice, **sql}
+            "updates": len(uids), "unanswered": len(uids) - len(lat),
+            "refused": refused / max(1, len(uids)), **twice, **sql}
 
 
 def offer(url: str, chats: list[int], rate: float, seconds: float, senders: int = 4,
@@ -181,6 +189,16 @@ def offer(url: str, chats: list[int], rate: float, seconds: float, senders: int 
     with ThreadPoolExecutor(senders) as pool:
         return {u for part in pool.map(sender, range(min(senders, len(chats))))
                 for u in part}
+
+
+def _py_spy(pid: int, seconds: float, out: str) -> subprocess.Popen:
+    """``py-spy record`` on ``pid`` for ``seconds`` (100 samples a second, without pausing the
+    process: ``--nonblocking``), collapsed stacks into ``out``."""
+    spy = str(Path(sys.executable).parent / "py-spy")
+    return subprocess.Popen([spy, "record", "--pid", str(pid), "--duration",
+                             str(max(1, int(seconds))), "--rate", "100", "--nonblocking",
+                             "--format", "raw", "--output", out],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def _sql_counts(env: dict[str, str]) -> dict[str, int]:

@@ -9,7 +9,7 @@ import re
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
-from .i18n import N_, NN_, register, tr
+from .i18n import N_, NN_, NP_, register, tr
 
 MINUTE, HOUR, DAY = 60, 3600, 86400
 LANGUAGE_ZONES = {"de": "Europe/Berlin", "en": "Europe/London"}  # else UTC
@@ -27,7 +27,15 @@ register({
     "dur.left": N_("{time} left"),
     "dur.at": N_("at {time}"),
     "dur.at_day": N_("on {day} at {time}"),
+    "dur.pause_days": NN_("{n} day", "{n} days"),
+    "dur.pause_week": N_("1 week"),
 })
+WEEKDAYS = (NP_("weekday", "Mon"), NP_("weekday", "Tue"), NP_("weekday", "Wed"),
+            NP_("weekday", "Thu"), NP_("weekday", "Fri"), NP_("weekday", "Sat"),
+            NP_("weekday", "Sun"))
+register({f"dur.wd{i}": name for i, name in enumerate(WEEKDAYS)})
+PAUSE_CLOCK = HOUR  # a table's clock from which its players may pause it
+PAUSE_DAYS = (1, 3, 7)  # the pauses one may ask for, in days
 
 _TYPED = re.compile(r"(\d{1,3})\s*(s|sec|sek|m|min|h|std|d|t|tag|tage|day|days)?", re.ASCII)
 _UNIT = {"s": 1, "sec": 1, "sek": 1, "m": MINUTE, "min": MINUTE, "h": HOUR, "std": HOUR,
@@ -94,3 +102,18 @@ def moment(when: datetime, lang: str | None, now: datetime | None = None,
     if local.date() == today:
         return tr(lang, "dur.at", time=clock)
     return tr(lang, "dur.at_day", day=local.strftime("%d.%m."), time=clock)
+
+
+def pause_label(days: int, lang: str | None) -> str:
+    """A pause's length as its button says it ("1 Tag", "3 Tage", "1 Woche")."""
+    return tr(lang, "dur.pause_week") if days == 7 else tr(lang, "dur.pause_days", n=days)
+
+
+def weekday_time(when: datetime, lang: str | None, with_date: bool = False) -> str:
+    """A moment within the coming week as "Fr 20:00" / "Fri 20:00" (``with_date``:
+    "Fr 11.12. 20:00", for a moment a week or more ahead) in the language's time zone."""
+    local = (when if when.tzinfo else when.replace(tzinfo=UTC)).astimezone(
+        language_zone(lang))
+    day = tr(lang, f"dur.wd{local.weekday()}")
+    date = local.strftime(" %d.%m.") if with_date else ""
+    return f"{day}{date} {local.strftime('%H:%M')}"

@@ -181,7 +181,10 @@ register({
         "shows its game's.\n• /stop ends the table (opener or admin).\n"
         "• Long games: /new schwimmen clock=12h gives everyone 12 hours a turn. /games lists "
         "your running tables in every chat, /reminders sets your turn reminders and quiet "
-        "hours."),
+        "hours; /pause 3 pauses a long game for three days when the others agree.\n"
+        "• Evenings: /abend fr 20:00 plans the group's Stammtisch evening, /deckel shows its "
+        "score.\n• Alone: /replay plays a finished round again, /daily deals today's cards, "
+        "/tips gives tips in your private game."),
     "rules_which": N_("Rules of which game?"),
     "replace_running": N_("A game of {running} is still running here. End it and start {game}?"),
     "replace_yes": N_("Yes, start anew"),

@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
+from engine.bots.coach import Advice
+
 from .i18n import N_, register
 
 CPU_NAMES = ("Anna", "Bernd", "Clara", "Dieter", "Erika", "Franz", "Gerda", "Hugo", "Ilse")
@@ -48,6 +50,11 @@ class TableOptions:
     fill_cpu: bool = False  # an older table's choice: every free seat gets a CPU player
     rematch: Rematch | None = None  # while a rematch waits for confirmations
     resigned: int | None = None  # the seat of a person who gave up a private game
+    practice: str | None = None  # why the game counts for no rating or score ("replay", "hint")
+    coach: bool = False  # a private game offers the "💡 Tip" button
+    tip: Mapping[str, Any] | None = None  # the last hint: seat, version, code, values, measure
+    notes: tuple[Mapping[str, Any], ...] = ()  # this round's moves clearly below the hint's
+    daily: str | None = None  # the day (YYYY-MM-DD) of the daily deal the table deals
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None, *, strict: bool = False
@@ -70,7 +77,12 @@ class TableOptions:
             fill_cpu=bool(data.get("fill_cpu")),
             rematch=Rematch(int(rematch["of"]), tuple(rematch.get("waiting") or ()),
                             rematch.get("seconds")) if isinstance(rematch, dict) else None,
-            resigned=resigned if isinstance(resigned, int) else None)
+            resigned=resigned if isinstance(resigned, int) else None,
+            practice=str(data["practice"]) if data.get("practice") else None,
+            coach=bool(data.get("coach")),
+            tip=dict(data["tip"]) if isinstance(data.get("tip"), dict) else None,
+            notes=tuple(dict(n) for n in data.get("notes") or () if isinstance(n, dict)),
+            daily=str(data["daily"]) if data.get("daily") else None)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON the row keeps (keys that are not set are left out)."""
@@ -84,11 +96,37 @@ class TableOptions:
             out["rematch"] = self.rematch.to_json()
         if self.resigned is not None:
             out["resigned"] = self.resigned
+        if self.practice is not None:
+            out["practice"] = self.practice
+        if self.coach:
+            out["coach"] = True
+        if self.tip is not None:
+            out["tip"] = dict(self.tip)
+        if self.notes:
+            out["notes"] = [dict(n) for n in self.notes]
+        if self.daily is not None:
+            out["daily"] = self.daily
         return out
 
     def but(self, **changes: Any) -> TableOptions:
         """These options with some changed."""
         return replace(self, **changes)
+
+    def after_move(self, seat: int, code: str) -> TableOptions:
+        """These options after ``seat`` played ``code``: a hint for that seat is used up, and
+        noted when the move scored clearly below the hint's (``engine.bots.coach``)."""
+        tip = self.tip
+        if tip is None or tip.get("seat") != seat:
+            return self
+        advice = Advice(str(tip["code"]), dict(tip["values"]), int(tip.get("worlds", 0)),
+                        str(tip["measure"]))
+        notes = self.notes
+        if advice.clearly_below(code):
+            notes = (*notes, {"code": code, "best": advice.code,
+                              "mine": advice.values[code], "theirs": advice.values[advice.code],
+                              "measure": advice.measure, "label": tip.get("label"),
+                              "mine_label": tip.get("labels", {}).get(code)})[-20:]
+        return replace(self, tip=None, notes=notes)
 
     def cpu_count(self, seated: int, max_seats: int) -> int:
         """How many CPU players join a lobby's table at the start: the opener's choice
@@ -136,5 +174,11 @@ register({
     "tl.left_game": N_("🚪 {name} left the game – a CPU takes over the seat."),
     "tl.you_left": N_("You left the game."),
     "tl.no_confirm": N_("Tap “🏳 Resign” first."),
+    "co.tip": N_("💡 Tip"),
+    "co.review": N_("🔎 Where could I have played better?"),
+    "co.practice.hint": N_("💡 Played with tips – not rated."),
+    "co.practice.replay": N_("🔁 The same cards again – not rated."),
+    "co.same": N_("🔁 Same cards"),
+    "co.same_private": N_("The same cards are for private games against the CPU."),
 })
 

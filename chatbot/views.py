@@ -15,13 +15,21 @@ from engine import GAMES
 from storage.models import GameTable, Player, Seat
 
 from . import buttons
-from .durations import clock_label, moment
+from .durations import PAUSE_CLOCK, PAUSE_DAYS, clock_label, moment, pause_label, weekday_time
 from .i18n import N_, Names, register, tr
 from .presenters import presenter
 from .table_options import cpu_names, options_of
 
 Rows = list[list[tuple[str, str]]]
-register({"lobby_closes": N_("⌛ Closes by itself {when} if nobody starts it.")})
+register({
+    "lobby_closes": N_("⌛ Closes by itself {when} if nobody starts it."),
+    "pause.until": N_("⏸ Paused until {until}"),
+    "pause.request": N_("⏸ {name} asks for a pause of {length} (agreed: {count} of {of})"),
+    "pause.button": N_("⏸ {length}"),
+    "pause.agree": N_("✅ Pause"),
+    "pause.go_on": N_("▶ Go on"),
+})
+_PAUSING = (fsm.EXCHANGE, fsm.TURN, fsm.FINAL_ROUND, fsm.PAYOUT)
 
 
 @dataclass
@@ -49,6 +57,27 @@ def _marks(seats: list[Seat], lang: str) -> list[str]:
 
 def _btn(table: GameTable, label: str, code: str) -> tuple[str, str]:
     return (label, buttons.encode(table.id, table.version, code))  # type: ignore[arg-type]
+
+
+def pause_part(table: GameTable, seats: list[Seat], lang: str) -> tuple[list[str], Rows]:
+    """What a table with a clock of an hour or more shows of a pause: while paused, until
+    when and "▶ Go on"; while one is asked for, who asked and "✅ Pause"; else the pauses
+    one may ask for."""
+    if table.turn_timeout < PAUSE_CLOCK or table.fsm_state not in _PAUSING:
+        return [], []
+    kept = table.pause or {}
+    if table.paused_until is not None:
+        until = weekday_time(table.paused_until, lang, with_date=kept.get("days", 0) >= 7)
+        return [tr(lang, "pause.until", until=until)], \
+            [[_btn(table, tr(lang, "pause.go_on"), "pr")]]
+    if kept.get("n") is not None:
+        askers = {s.seat_no for s in seats if not s.is_cpu and s.player_id and not s.away}
+        by = next((s.name for s in seats if s.seat_no == kept.get("by")), "?")
+        line = tr(lang, "pause.request", name=by, length=pause_label(kept["days"], lang),
+                  count=len(kept.get("yes") or []) + 1, of=len(askers | {kept.get("by")}))
+        return [line], [[_btn(table, tr(lang, "pause.agree"), f"pa.{kept['n']}")]]
+    return [], [[_btn(table, tr(lang, "pause.button", length=pause_label(d, lang)), f"pz.{d}")
+                 for d in PAUSE_DAYS]]
 
 
 LOG_SHOWN = 12  # move lines a view shows at most (the whole round: the 📜 button)
@@ -192,6 +221,9 @@ def render_table(table: GameTable, seats: list[Seat], model: fsm.TableModel, lan
     if table.fsm_state == fsm.PAYOUT:
         row.append(_btn(table, tr(lang, unit_key(table, "next_round")), "next"))
     rows.append(row)
+    pause_lines, pause_rows = pause_part(table, seats, lang)
+    lines += pause_lines
+    rows += pause_rows
     away = [s for s in seats if s.away and not s.is_cpu]
     if away:
         rows.append([_btn(table, tr(lang, "im_back"), "back")])
@@ -228,7 +260,11 @@ def render_private(table: GameTable, seats: list[Seat], model: fsm.TableModel,
                 [s.seat_no for s in seats if s.seat_no != resigned]
             if won:
                 lines.append(tr(lang, "winners", names=", ".join(names[s] for s in won)))
-            rows.append([_btn(table, tr(lang, "play_again"), "again")])
+            lines += _practice_lines(table, lang)
+            rows.append([_btn(table, tr(lang, "play_again"), "again"),
+                         _btn(table, tr(lang, "co.same"), "again.same")])
+            if options_of(table).coach:
+                rows.append([_btn(table, tr(lang, "co.review"), "review")])
         else:
             won = p.winners(state)
             lines.append(tr(lang, "winners", names=", ".join(names[s] for s in won))
@@ -261,18 +297,32 @@ def render_private(table: GameTable, seats: list[Seat], model: fsm.TableModel,
         lines.append(tr(lang, "your_turn"))
         rows += [[_btn(table, label, code) for label, code in row]
                  for row in p.action_buttons(state, seat_no, lang, ui=seat.ui or {})]
+        if single and options_of(table).coach:
+            rows.append([_btn(table, tr(lang, "co.tip"), "tip")])
     elif on_turn is not None:
         lines.append(tr(lang, "waiting_for", name=names[on_turn]))
     if table.fsm_state == fsm.PAYOUT and single:
         rows.append([_btn(table, tr(lang, unit_key(table, "next_round")), "next")])
+        if options_of(table).coach:
+            rows.append([_btn(table, tr(lang, "co.review"), "review")])
     elif table.fsm_state == fsm.PAYOUT:
         lines.append(tr(lang, unit_key(table, "between_rounds")))
+    if single:
+        pause_lines, pause_rows = pause_part(table, seats, lang)
+        lines += pause_lines
+        rows += pause_rows
     if seat is not None and seat.away:
         rows.append([_btn(table, tr(lang, "im_back"), "back")])
     if seat is not None and table.fsm_state in fsm.PLAYING:
         rows.append([_btn(table, tr(lang, "tl.resign"), "resign"),
                      _btn(table, tr(lang, "log_button"), "log")])
     return View("\n".join(lines), rows, repost=mine and not single)
+
+
+def _practice_lines(table: GameTable, lang: str) -> list[str]:
+    """A practice game says why it is not rated (the same cards again, tips)."""
+    practice = options_of(table).practice
+    return [tr(lang, f"co.practice.{practice}")] if practice in ("hint", "replay") else []
 
 
 def view_cards(view: View) -> str:

@@ -18,6 +18,8 @@ from .table import (
     TURN,
     TableModel,
     TransitionRefused,
+    advice,
+    advice_from_json,
     cpu_action,
     cpu_action_from_json,
     diagram_markdown,
@@ -30,6 +32,6 @@ from .table import (
 __all__ = [
     "ABANDONED", "CLOSED", "DEALING", "EXCHANGE", "FINAL_ROUND", "FINISHED", "LOBBY", "MACHINE", "OPEN",
     "PAYOUT", "PLAYING", "SHOWDOWN", "STATES", "TRANSITIONS", "TURN", "TableModel",
-    "TransitionRefused", "cpu_action", "cpu_action_from_json", "diagram_markdown", "fire", "mermaid", "settle",
+    "TransitionRefused", "advice", "advice_from_json", "cpu_action", "cpu_action_from_json", "diagram_markdown", "fire", "mermaid", "settle",
     "standin_action",
 ]

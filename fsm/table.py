@@ -9,6 +9,7 @@ No database, no chat: the service persists the model's fields after a successful
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from transitions import Machine, MachineError
 
 from engine import GAMES, IllegalAction
 from engine.bots import get_bot
+from engine.bots.coach import Advice, advise
 from engine.bots.standin import StandIn
 from engine.protocol import Event
 
@@ -218,6 +220,23 @@ def _choose(game_id: str, state: Any, level: str, rng: random.Random, budget: fl
     if load is not None and hasattr(bot, "load"):
         bot.load = load  # type: ignore[attr-defined]
     return bot.choose(obs, rng).code
+
+
+def advice(game_id: str, state: Any, seat: int, budget: float | None = None,
+           load: float | Callable[[], float] | None = None,
+           playouts: int | None = None) -> Advice:
+    """The coach's advice for ``seat`` (``engine.bots.coach``): from its observation only, its
+    dice seeded by that observation, so two deals that look the same from the seat get the
+    same hint (with ``playouts``; a time budget also depends on the machine's speed)."""
+    obs = GAMES[game_id].observation(state, seat)
+    rng = random.Random(hashlib.sha256(repr(obs).encode()).hexdigest())
+    return advise(game_id, obs, rng, budget=budget, load=load, playouts=playouts)
+
+
+def advice_from_json(game_id: str, state_json: str, seat: int, budget: float | None = None,
+                     load: float | None = None, playouts: int | None = None) -> Advice:
+    """``advice`` from plain values, for a worker process of the thinking pool."""
+    return advice(game_id, GAMES[game_id].from_json(state_json), seat, budget, load, playouts)
 
 
 def standin_action(model: TableModel, rng: random.Random) -> str:

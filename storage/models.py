@@ -87,6 +87,11 @@ class GameTable(SQLModel, table=True):
     reminded: bool = False
     turn_ends_at: datetime | None = None  # when a long turn clock of the person on turn ends
     paused_until: datetime | None = None  # a paused long game's clock stands still until then
+    # the chat's topic or thread the table lives in (an adapter's opaque key; None: the chat)
+    thread_id: str | None = Field(default=None, max_length=128)
+    # a pause asked for (who, how long, who agreed, when it lapses) or running (the clock as it
+    # stood when it began): see chatbot/service/pause.py
+    pause: dict[str, Any] | None = _json(None)
     log: list[dict[str, Any]] = _json(list)  # the last public events, for "last move" lines
     created_at: datetime
     updated_at: datetime
@@ -200,6 +205,8 @@ class Outbox(SQLModel, table=True):
     action: str | None = Field(default=None, max_length=16)
     # the message this one answers ("<id>", or "<thread root> <id>" in a thread), if any
     reply_to: str | None = Field(default=None, max_length=600)
+    # the chat's topic or thread it goes to (an adapter's opaque key; None: the chat itself)
+    thread: str | None = Field(default=None, max_length=128)
 
 
 class OutboxLease(SQLModel, table=True):
@@ -307,3 +314,83 @@ class StatsHidden(SQLModel, table=True):
 
     player_id: int = Field(primary_key=True, foreign_key="player.id")
     since: datetime
+
+
+class Evening(SQLModel, table=True):
+    """One Stammtisch evening of a group (issue 40): when it starts (UTC, from the local time
+    ``hhmm`` in ``zone``), how it repeats, the game planned, and its next due step (announce,
+    remind, start, close) claimed once by ``chatbot.service.evening`` (version-checked)."""
+
+    __tablename__ = "evening"
+    __table_args__ = (Index("ix_evening_due", "due_at"),
+                      Index("ix_evening_chat", "chat_id", "state"))
+
+    id: int | None = Field(default=None, primary_key=True)
+    chat_id: int = Field(foreign_key="chat.id")
+    starts_at: datetime
+    hhmm: int  # local start, minutes after midnight (kept across daylight-saving changes)
+    zone: str = Field(max_length=64)
+    repeat: str = Field(default="once", max_length=8)  # once | weekly | biweekly
+    game: str | None = Field(default=None, max_length=32)  # None: "we'll see"
+    state: str = Field(default="planned", max_length=16)  # planned | running | closed | dropped
+    due_kind: str | None = Field(default=None, max_length=16)  # announce|day|soon|start|close
+    due_at: datetime | None = None
+    version: int = 0
+    opener_id: int | None = Field(default=None, foreign_key="player.id")
+    started_at: datetime | None = None
+    closed_at: datetime | None = None
+    created_at: datetime
+
+
+class EveningAnswer(SQLModel, table=True):
+    """Who comes to an evening: yes | no | maybe, one answer per person (the last counts)."""
+
+    __tablename__ = "evening_answer"
+
+    evening_id: int = Field(foreign_key="evening.id", primary_key=True)
+    player_id: int = Field(foreign_key="player.id", primary_key=True)
+    answer: str = Field(max_length=8)
+    at: datetime
+
+
+class GroupSetting(SQLModel, table=True):
+    """A group's evening settings: its time zone, the last month whose winner was posted."""
+
+    __tablename__ = "group_setting"
+
+    chat_id: int = Field(foreign_key="chat.id", primary_key=True)
+    zone: str | None = Field(default=None, max_length=64)
+    crowned: str | None = Field(default=None, max_length=8)  # "2030-01": that month's posted
+
+
+class DailyEntry(SQLModel, table=True):
+    """A person's try at a day's daily deal (``chatbot.service.daily``): the table it is
+    played at, whether it counts (the first try of the day) and when it began. Its score is
+    the table's result (read by ``table_id``; no foreign key: retention may delete the
+    table long after the day's ranking was shown)."""
+
+    __tablename__ = "daily_entry"
+    __table_args__ = (UniqueConstraint("table_id"),
+                      Index("ix_daily_entry_day", "day", "game", "player_id"))
+
+    id: int | None = Field(default=None, primary_key=True)
+    player_id: int = Field(foreign_key="player.id")
+    game: str = Field(max_length=32)
+    day: str = Field(max_length=10)  # the local date it was dealt for, YYYY-MM-DD
+    table_id: int
+    counted: bool = True
+    created_at: datetime
+
+
+class DailyPost(SQLModel, table=True):
+    """A group's morning post of yesterday's daily-deal winners: due once per day and chat,
+    claimed once (``posted_at`` set in the claiming transaction)."""
+
+    __tablename__ = "daily_post"
+    __table_args__ = (UniqueConstraint("chat_id", "day"), Index("ix_daily_post_due", "due_at"))
+
+    id: int | None = Field(default=None, primary_key=True)
+    chat_id: int = Field(foreign_key="chat.id")
+    day: str = Field(max_length=10)  # the day whose winners it names
+    due_at: datetime
+    posted_at: datetime | None = None

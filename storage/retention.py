@@ -10,6 +10,8 @@
   statistics are made from them);
 - abandoned tables that never finished (no result) after ``moves``, with their seats and moves.
 - message slots (which message shows a table) not touched for ``moves``.
+- the daily deal's practice tries (not counted) and its posted morning posts after ``moves``;
+  the counted tries stay: ``/stats`` counts them (one small row per person and day).
 - group members (``chat_member``: who may look at a group's tables in the Mini App) not seen
   in that group for ``members`` (default 30 days). The bot learns of no one leaving a group
   (nor of a group that is gone: its members are simply no longer seen), so this bounds how long
@@ -31,6 +33,8 @@ import fsm
 from storage.db import write_lock
 from storage.models import (
     ChatMember,
+    DailyEntry,
+    DailyPost,
     GameTable,
     MessageSlot,
     Move,
@@ -129,5 +133,9 @@ def sweep(engine: Engine, now: datetime, policy: Retention | None = None) -> dic
     counts["game_state"] = _clear_states(engine, finished)
     counts["message_slot"] = _drain(engine, MessageSlot, select(MessageSlot.id).where(
         MessageSlot.updated_at < old_tables))
+    counts["daily_entry"] = _drain(engine, DailyEntry, select(DailyEntry.id).where(
+        DailyEntry.created_at < old_tables, DailyEntry.counted.is_(False)))  # type: ignore[attr-defined]
+    counts["daily_post"] = _drain(engine, DailyPost, select(DailyPost.id).where(
+        DailyPost.due_at < old_tables, DailyPost.posted_at.is_not(None)))  # type: ignore[union-attr]
     counts["chat_member"] = _drain_members(engine, now - policy.members)
     return counts

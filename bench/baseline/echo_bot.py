@@ -3,6 +3,8 @@
 
 /start answers with a message carrying one button; a press is answered and the message is
 edited to echo the press. No database, no rules: what PTB itself costs per update.
+``ECHO_HTTP_CLIENT=aiohttp`` gives it the bot's aiohttp client (``chatbot/telegram/request.py``)
+instead of PTB's default httpx one, so that the two bots differ only in what they do.
 """
 
 from __future__ import annotations
@@ -31,8 +33,14 @@ async def press(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
 
 def main() -> None:
     base = os.environ["TELEGRAM_BASE_URL"].rstrip("/")
-    app = (ApplicationBuilder().token(os.environ["TELEGRAM_TOKEN"]).base_url(base + "/bot")
-           .base_file_url(base + "/file/bot").concurrent_updates(True).build())
+    builder = (ApplicationBuilder().token(os.environ["TELEGRAM_TOKEN"]).base_url(base + "/bot")
+               .base_file_url(base + "/file/bot").concurrent_updates(True))
+    if os.environ.get("ECHO_HTTP_CLIENT") == "aiohttp":
+        from chatbot.telegram.request import make_requests
+
+        request, updates = make_requests("aiohttp", 256)
+        builder = builder.request(request).get_updates_request(updates)
+    app = builder.build()
     app.add_handler(CommandHandler("start", start))
     app.add_handler(CallbackQueryHandler(press))
     app.run_polling(poll_interval=0.0, timeout=10)

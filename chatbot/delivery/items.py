@@ -72,6 +72,7 @@ class Item:
     fresh: bool = False  # post anew at the bottom even if unchanged (a command's answer)
     action: str | None = None  # delete | pin | unpin the slot's message (no view)
     reply_to: str | None = None  # the message it answers ("<id>" or "<thread root> <id>")
+    thread: str | None = None  # the chat's topic or thread it goes to (the adapter's key)
     plan: str = field(init=False, default="")  # see ``plan``
 
     def __post_init__(self) -> None:

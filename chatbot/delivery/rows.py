@@ -36,7 +36,7 @@ def _pending(of_chats: bool) -> Select:
     ranked = core_select(
         OUTBOX.c.id, OUTBOX.c.chat_external_id, OUTBOX.c.slot, OUTBOX.c.repost,
         OUTBOX.c.fresh, OUTBOX.c.text, OUTBOX.c.buttons, OUTBOX.c.not_before, OUTBOX.c.action,
-        OUTBOX.c.reply_to,
+        OUTBOX.c.reply_to, OUTBOX.c.thread,
         func.row_number().over(partition_by=OUTBOX.c.chat_external_id,
                                order_by=OUTBOX.c.id).label("place"),
     ).where(OUTBOX.c.platform == bindparam("platform"), OUTBOX.c.status == "pending")
@@ -65,7 +65,8 @@ def to_item(r: Any) -> Item:
     return Item(id=r.id, chat=r.chat_external_id, slot=r.slot, repost=r.repost, fresh=r.fresh,
                 text=r.text, rows=buttons, message_id=message_id,
                 unchanged=bool(r.slot and message_id is not None and r.text_hash == digest),
-                text_hash=digest, action=r.action, reply_to=r.reply_to)
+                text_hash=digest, action=r.action, reply_to=r.reply_to,
+                thread=r.thread)
 
 
 def due(rows: Iterable[Any], now: datetime) -> tuple[list[Any], list[float]]:

@@ -83,7 +83,7 @@ class MatrixBot(LoginMixin, InputsMixin, RoomsMixin, ProfileMixin):
                              "stored with (e.g. `openssl rand -hex 32`; keep it with the store)")
         self.cfg, self.service = cfg, service
         self.store = MatrixStore(service.engine)
-        self.outbox = OutboxStore(service.engine, PLATFORM)
+        self.outbox = OutboxStore(service.engine, PLATFORM, clock=service.clock)
         self.store_path = Path(cfg.matrix_store_path)
         self.client: AsyncClient | None = None
         self.user_id = ""

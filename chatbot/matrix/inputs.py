@@ -32,7 +32,7 @@ from .render import (
     parse,
     reaction_for,
 )
-from .rooms import localpart
+from .rooms import INPUT_THREAD, localpart, thread_root
 
 # the input being handled (room, "<id>" or "<thread root> <id>"): answers in that room reply
 _ANSWERING: contextvars.ContextVar[tuple[str, str] | None] = contextvars.ContextVar(
@@ -51,9 +51,11 @@ class InputsMixin:
     async def _on_text(self, room_id: str, event: RoomMessageText) -> None:
         content = event.source.get("content") or {}
         token = _ANSWERING.set((room_id, _answer_to(event.event_id, content)))
+        in_thread = INPUT_THREAD.set(thread_root(content))
         try:
             await self._read(room_id, event.sender, event.event_id, content)
         finally:
+            INPUT_THREAD.reset(in_thread)
             _ANSWERING.reset(token)
 
     async def _on_edit(self, room_id: str, event: RoomMessageText) -> None:
@@ -70,24 +72,31 @@ class InputsMixin:
         if not isinstance(original, str) or not original or not isinstance(new, dict) \
                 or new.get("msgtype", "m.text") != "m.text":
             return
-        author = await self._sender_of(room_id, original)
+        author, root = await self._origin(room_id, original)
         if author != event.sender:
             log.info("edit %s of %s by %s ignored: the message is %s's", event.event_id,
                      original, event.sender, author)
             return
         if await asyncio.to_thread(self._applied, original):
             return
-        await self._read(room_id, event.sender, original, new, edit=True)
+        in_thread = INPUT_THREAD.set(root)  # (the edited message's thread)
+        try:
+            await self._read(room_id, event.sender, original, new, edit=True)
+        finally:
+            INPUT_THREAD.reset(in_thread)
 
-    async def _sender_of(self, room_id: str, event_id: str) -> str | None:
-        """Who sent an event of the room (asked of the homeserver), ``None`` if unknown."""
+    async def _origin(self, room_id: str, event_id: str) -> tuple[str | None, str | None]:
+        """Who sent an event of the room and in which thread (asked of the homeserver);
+        ``None`` where unknown."""
         if self.client is None:
-            return None
+            return None, None
         resp = await self.client.room_get_event(room_id, event_id)
         if not isinstance(resp, RoomGetEventResponse):
-            return None
+            return None, None
         sender = getattr(resp.event, "sender", None)
-        return sender if isinstance(sender, str) else None
+        source = getattr(resp.event, "source", None) or {}
+        return (sender if isinstance(sender, str) else None,
+                thread_root(source.get("content") or {}))
 
     def _applied(self, key: str) -> bool:
         """Whether an input with this key changed something (the service records the keys
@@ -127,7 +136,7 @@ class InputsMixin:
         if edit and intent.kind == "chat":
             return  # (chatter edited: it had its answer)
         chat_ref, user = await self._refs(room_id, sender)
-        if intent.kind in ("choice", "choices", "move") and self.sender is not None:
+        if intent.kind in ("choice", "choices", "move", "arrow") and self.sender is not None:
             await self.sender.settled(room_id)
         private = chat_ref.kind == "private"
         lang = await self._lang(room_id)
@@ -139,8 +148,17 @@ class InputsMixin:
             items = intent.items or (str(intent.number),)
             await self._choice(chat_ref, user, key, content, items, lang)
             return
+        if intent.kind == "arrow":  # "<" / ">": the ◀ / ▶ of the room's newest view
+            rows = await asyncio.to_thread(self.store.newest_buttons, room_id) or []
+            data = next((d for label, d in rows if label.strip() == intent.name), None)
+            if data is not None:
+                await self._press(chat_ref, user, data, key)
+            elif private:
+                await self._say(chat_ref, tr(lang, "mx.not_now"))
+            return
         if intent.kind == "move":
-            data = await self._find_button(room_id, user, intent.name, private)
+            data = await self._find_button(room_id, user, intent.name, private,
+                                           chat_ref.thread)
             if data is not None:
                 await self._press(chat_ref, user, data, key)
                 return
@@ -159,9 +177,14 @@ class InputsMixin:
         range; otherwise it is chatter. Several numbers or cards are all read from the same
         view first, then pressed in turn (the first refusal stops the rest)."""
         room_id, private = chat_ref.external_id, chat_ref.kind == "private"
-        views = await asyncio.to_thread(self.store.live_views, room_id)
+        # (the views of the input's thread: two threads may run two tables)
+        views = [v for v in await asyncio.to_thread(self.store.live_views, room_id)
+                 if private or v.thread == chat_ref.thread]
         relates = content.get("m.relates_to") or {}
-        replied = (relates.get("m.in_reply_to") or {}).get("event_id")
+        # a thread's message names the thread's last event as a fallback for clients without
+        # threads: that is no reply to it
+        replied = None if relates.get("is_falling_back") else \
+            (relates.get("m.in_reply_to") or {}).get("event_id")
         view = views[0] if views else None
         if replied and await asyncio.to_thread(self.store.is_ours, room_id, replied):
             view = next((v for v in views if v.message_id == replied), None)
@@ -224,9 +247,9 @@ class InputsMixin:
             await self._answer(chat_ref, user, last)
 
     async def _find_button(self, room_id: str, user: UserRef, code: str,
-                           private: bool) -> str | None:
-        """The button with this code in the room's newest view, or in the player's direct
-        room (a move typed in the group room)."""
+                           private: bool, thread: str | None = None) -> str | None:
+        """The button with this code in the newest view of the room (of its ``thread``), or
+        in the player's direct room (a move typed in the group room)."""
         places = [room_id]
         if not private:
             dm = await asyncio.to_thread(self.service.private_chat_of, PLATFORM,
@@ -236,7 +259,8 @@ class InputsMixin:
         for place in places:
             if place != room_id and self.sender is not None:
                 await self.sender.settled(place)
-            rows = await asyncio.to_thread(self.store.newest_buttons, place) or []
+            rows = await asyncio.to_thread(self.store.newest_buttons, place,
+                                           thread if place == room_id else None) or []
             for _label, data in rows:
                 if code_of(data) == code:
                     return data
@@ -245,7 +269,7 @@ class InputsMixin:
     async def _command(self, chat_ref: ChatRef, user: UserRef, intent: Intent, key: str,
                        lang: str) -> None:
         known = {"start", "help", "rules", "language", "new", "stop", "stats", "top", "games",
-                 "reminders"}
+                 "reminders", "replay", "pause", "abend", "deckel", "daily", "tips"}
         if intent.name not in known and chat_ref.kind == "group":
             return  # maybe another bot's command: in groups we answer only our own
         outcome = await asyncio.to_thread(self.service.command, chat_ref, user, intent.name,
@@ -266,7 +290,13 @@ class InputsMixin:
         want = norm_key(event.key)
         data = next((d for _label, d in rows
                      if (key := reaction_for(d)) is not None and norm_key(key) == want), None)
-        chat_ref, user = await self._refs(room_id, event.sender)
+        # (a reaction names no thread: the reacted message's)
+        in_thread = INPUT_THREAD.set(await asyncio.to_thread(self.store.thread_of, room_id,
+                                                             event.reacts_to))
+        try:
+            chat_ref, user = await self._refs(room_id, event.sender)
+        finally:
+            INPUT_THREAD.reset(in_thread)
         if data is None:
             if chat_ref.kind == "private":
                 await self._say(chat_ref, tr(await self._lang(room_id), "mx.not_now"))

@@ -42,6 +42,7 @@ class LiveView:
     slot: str | None
     table_id: int | None
     buttons: list[tuple[str, str]]
+    thread: str | None = None  # the thread it stands in (its root), if any
 
 
 class MatrixStore:
@@ -83,8 +84,10 @@ class MatrixStore:
             return set(rows)
 
     # ------------------------------------------------------------------ what a reply presses
-    def newest_buttons(self, room_id: str) -> list[tuple[str, str]] | None:
-        """The buttons of the newest view delivered to a room (``None``: no view yet).
+    def newest_buttons(self, room_id: str,
+                       thread: str | None = None) -> list[tuple[str, str]] | None:
+        """The buttons of the newest view delivered to a room, in ``thread`` or outside any
+        (``None``: no view yet).
 
         A view is a message with buttons or with a slot (a table or menu message); plain
         announcements in between do not hide the view above them.
@@ -92,7 +95,8 @@ class MatrixStore:
         with Session(self.engine) as session:
             rows = session.exec(select(Outbox).where(
                 Outbox.platform == PLATFORM, Outbox.chat_external_id == room_id,
-                Outbox.status == "sent").order_by(col(Outbox.id).desc()).limit(_RECENT)).all()
+                Outbox.status == "sent", col(Outbox.thread).is_not_distinct_from(thread))
+                .order_by(col(Outbox.id).desc()).limit(_RECENT)).all()
             for row in rows:
                 if row.slot or row.buttons:
                     return _flat(row.buttons)
@@ -112,6 +116,13 @@ class MatrixStore:
                 session.exec(select(MessageSlot.id).where(
                     MessageSlot.platform == PLATFORM, MessageSlot.chat_external_id == room_id,
                     MessageSlot.message_id == event_id)).first() is not None
+
+    def thread_of(self, room_id: str, event_id: str) -> str | None:
+        """The thread a message of the bot stands in (its root), ``None`` outside any."""
+        with Session(self.engine) as session:
+            return session.exec(select(Outbox.thread).where(
+                Outbox.platform == PLATFORM, Outbox.chat_external_id == room_id,
+                Outbox.message_id == event_id).limit(1)).first()
 
     def message_buttons(self, room_id: str, event_id: str) -> list[tuple[str, str]] | None:
         """The buttons a message currently shows (via its slot), ``None`` if it shows none."""
@@ -145,14 +156,14 @@ def _live_views(session: Session, room_id: str) -> list[LiveView]:
             *where, Outbox.message_id == slot.message_id)).one()
         flat = _flat(row.buttons)
         out.append(LiveView(first or 0, slot.message_id, slot.slot,
-                            row.table_id or _table_of(flat), flat))
+                            row.table_id or _table_of(flat), flat, row.thread))
     for row in session.exec(select(Outbox).where(
             *where, Outbox.status == "sent", col(Outbox.slot).is_(None))
             .order_by(col(Outbox.id).desc()).limit(_RECENT)).all():
         if row.buttons:
             flat = _flat(row.buttons)
             out.append(LiveView(row.id or 0, row.message_id, None,
-                                row.table_id or _table_of(flat), flat))
+                                row.table_id or _table_of(flat), flat, row.thread))
     return sorted(out, key=lambda v: v.position, reverse=True)
 
 

@@ -39,6 +39,10 @@ COMMANDS: dict[str, str] = {
     "stats": "stats", "statistik": "stats", "top": "top", "bestenliste": "top",
     "games": "games", "spiele": "games", "tische": "games",
     "reminders": "reminders", "erinnerungen": "reminders", "erinnerung": "reminders",
+    "replay": "replay", "nachspielen": "replay",
+    "pause": "pause", "pausieren": "pause",
+    "abend": "abend", "evening": "abend", "stammtisch": "abend", "deckel": "deckel",
+    "daily": "daily", "tagesspiel": "daily", "tips": "tips", "tipps": "tips",
 }
 # ``!word`` → the button code it presses (in the newest view of the room, or of the player's
 # direct room). ``start`` presses "Start" in a lobby and is the greeting elsewhere.
@@ -52,6 +56,9 @@ MOVES: dict[str, str] = {
     "again": "again", "nochmal": "again",
     "cards": "cards", "karten": "cards",
     "back": "back", "zurück": "back", "zurueck": "back",
+    "tip": "tip", "tipp": "tip", "hint": "tip",
+    "same": "again.same", "gleich": "again.same", "gleiche": "again.same",
+    "review": "review", "besser": "review",
 }
 
 register({
@@ -79,7 +86,8 @@ register({
 })
 
 _SLASH = re.compile(
-    r"(?<![\w/])/(new|help|rules|language|stop|start|stats|top|games|reminders)\b")
+    r"(?<![\w/])/(new|help|rules|language|stop|start|stats|top|games|reminders|replay|daily|tips"
+    r"|tagesspiel|tipps|pause|abend|evening|deckel)\b")
 
 
 def bang(text: str) -> str:
@@ -99,8 +107,15 @@ def is_table_button(data: str) -> bool:
 
 
 def reaction_for(data: str) -> str | None:
-    """The reaction that stands for this button, if it has one."""
-    return REACTIONS.get(code_of(data)) if is_table_button(data) else None
+    """The reaction that stands for this button, if it has one (a Stammtisch evening's
+    answers: ✅ ❔ ❌)."""
+    code = code_of(data)
+    if code.startswith("ev.a.") and code[-2:] in _ANSWERS:
+        return _ANSWERS[code[-2:]]
+    return REACTIONS.get(code) if is_table_button(data) else None
+
+
+_ANSWERS = {".y": "✅", ".m": "❔", ".n": "❌"}
 
 
 def norm_key(key: str) -> str:
@@ -114,6 +129,8 @@ def choices(rows: list[list[list[str]]] | list[list[tuple[str, str]]]) -> list[t
 
 
 _ARROWS = ("◀", "▶")
+# "<" and ">" (or the arrows themselves) press the view's ◀ / ▶: a replay's step, a hand's page
+ARROW_OF = {"<": "◀", ">": "▶", "◀": "◀", "▶": "▶"}
 
 
 def is_choice(label: str, data: str) -> bool:
@@ -162,12 +179,13 @@ def _html_line(line: str) -> str:
     return "&nbsp;" * lead + html.escape(stripped, quote=False)
 
 
-_PILL = re.compile(r"\[([^\[\]]+)\]\(https://matrix\.to/#/(@[^()\s]+)\)")
+# a person's pill, or a link to a room's event (a private reminder's link to the group table)
+_PILL = re.compile(r"\[([^\[\]]+)\]\(https://matrix\.to/#/([@!][^()\s]+)\)")
 
 
 def mentions(text: str) -> list[str]:
     """The Matrix ids the service's text mentions (``[name](https://matrix.to/#/@id)``)."""
-    return [m.group(2) for m in _PILL.finditer(text)]
+    return [m.group(2) for m in _PILL.finditer(text) if m.group(2).startswith("@")]
 
 
 def _html_pills(line: str) -> str:
@@ -204,7 +222,7 @@ def render(text: str, rows: list[list[list[str]]]) -> tuple[str, str]:
         plain_items, html_items = [], []
         for i, (label, data) in enumerate(items, 1):
             emoji = reaction_for(data)
-            suffix = f" {emoji}" if emoji else ""
+            suffix = f" {emoji}" if emoji and not label.startswith(emoji) else ""
             plain_items.append(f"{i}. {label}{suffix}")
             html_items.append(f"<li>{html.escape(label, quote=False)}{suffix}</li>")
         body += "\n\n" + "\n".join(plain_items)
@@ -314,8 +332,8 @@ def find_choices(items: tuple[str, ...], buttons: list[tuple[str, str]]
 class Intent:
     """What a text message asks for."""
 
-    kind: str  # command | move | choice | choices | chat
-    name: str = ""  # service command, or button code
+    kind: str  # command | move | choice | choices | arrow | chat
+    name: str = ""  # service command, button code, or an arrow's label
     args: str = ""
     number: int = 0
     items: tuple[str, ...] = ()  # choices: numbers ("7") and cards ("7♠") in the order written
@@ -340,6 +358,8 @@ def parse(body: str, own_names: tuple[str, ...] = (), mentioned: bool = False) -
                 break
     if re.fullmatch(r"\d{1,3}", text):
         return Intent("choice", number=int(text))
+    if text.replace("\ufe0f", "") in ARROW_OF:
+        return Intent("arrow", ARROW_OF[text.replace("\ufe0f", "")])
     if text[:1] in ("!", "/") and len(text) > 1:
         word, _, args = text[1:].partition(" ")
         word = word.strip().lower()

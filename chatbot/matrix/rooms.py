@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import json
 import logging
 from urllib.parse import quote
@@ -26,6 +27,16 @@ from .records import PLATFORM
 from .sender import _NETWORK
 
 log = logging.getLogger(__name__)
+# the thread (its root event) the input being handled was written in, if any
+INPUT_THREAD: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "matrix_input_thread", default=None)
+
+
+def thread_root(content: dict) -> str | None:
+    """The root of the thread a message was written in (``m.relates_to`` of ``m.thread``)."""
+    relates = content.get("m.relates_to") or {}
+    root = relates.get("event_id") if relates.get("rel_type") == "m.thread" else None
+    return root if isinstance(root, str) and root else None
 
 
 def localpart(user_id: str) -> str:
@@ -204,7 +215,8 @@ class RoomsMixin:
         if kind == "group" and room is not None:
             with contextlib.suppress(Exception):
                 admin = room.power_levels.get_user_level(user_id) >= 50
-        return (ChatRef(PLATFORM, room_id, kind, (title or None) and str(title)[:200]),
+        thread = INPUT_THREAD.get() if kind == "group" else None  # (a table lives there)
+        return (ChatRef(PLATFORM, room_id, kind, (title or None) and str(title)[:200], thread),
                 UserRef(user_id, name[:64], None, None, admin))
 
 

@@ -47,10 +47,13 @@ log = logging.getLogger(__name__)
 MSGTYPE = "m.notice"  # bots speak in notices (other bots ignore them)
 _NETWORK = (aiohttp.ClientError, asyncio.TimeoutError, TimeoutError, OSError)
 _LOBBY_KEYS = frozenset(norm_key(REACTIONS[c]) for c in ("join", "start"))
+_OVER_CODES = frozenset({"again", "review"})  # what a finished table still offers
 BURIED_AFTER = 3  # messages below a view before the player's turn posts it anew
 _SHOWN = ("m.room.message", "m.room.encrypted", "m.sticker")  # events that take a line
 _TXN: contextvars.ContextVar[str] = contextvars.ContextVar("matrix_txn", default="x")
 _REPLY: contextvars.ContextVar[str | None] = contextvars.ContextVar("matrix_reply", default=None)
+_THREAD: contextvars.ContextVar[str | None] = contextvars.ContextVar("matrix_thread",
+                                                                     default=None)
 
 
 class MatrixTransport:
@@ -69,11 +72,15 @@ class MatrixTransport:
         self.rate_limited_until = 0.0  # monotonic; the sender pauses everything until then
         self._devices: dict[str, frozenset[tuple[str, str]]] = {}
         self._keys = asyncio.Lock()  # one key query at a time
+        # (room, thread root) → the bot's last event there: what a thread message names as
+        # its reply fallback (the thread's newest event the bot knows of)
+        self._thread_last: dict[tuple[str, str], str] = {}
 
     def begin(self, item: Item) -> None:
         """Transaction ids of this item's events (per asyncio task): idempotent resends."""
         _TXN.set(f"{self.install_id}.{item.id}")
         _REPLY.set(item.reply_to)
+        _THREAD.set(item.thread)
 
     @property
     def txn(self) -> str:
@@ -167,8 +174,9 @@ class MatrixTransport:
                   if (key := reaction_for(data)) is not None}
         # a move's reaction (✊ ⏭️ ⏩) comes back with the next turn or round: it stays until
         # the game is over (a view with nothing but "play again", or nothing); the lobby's
-        # (👍 ▶️) go as soon as the lobby is
-        over = all(code_of(data) == "again" for _label, data in offered)
+        # (👍 ▶️) go as soon as the lobby is; a finished table offers only "again" (also with
+        # the same cards) and the coach's review
+        over = all(code_of(data).split(".")[0] in _OVER_CODES for _label, data in offered)
         for (seeded_on, key), reaction in list(self.seeded.items()):
             if seeded_on != event_id or key in wanted or not (over or key in _LOBBY_KEYS):
                 continue
@@ -193,7 +201,14 @@ class MatrixTransport:
             content["m.relates_to"] = {"rel_type": "m.thread", "event_id": answered[0],
                                        "is_falling_back": False,
                                        "m.in_reply_to": {"event_id": answered[1]}}
+        thread = answered[0] if len(answered) == 2 else _THREAD.get()
+        if thread is not None and len(answered) != 2:  # a table's message in its thread
+            content["m.relates_to"] = {
+                "rel_type": "m.thread", "event_id": thread, "is_falling_back": True,
+                "m.in_reply_to": {"event_id": self._thread_last.get((chat, thread), thread)}}
         event_id = await self._event(chat, "m.room.message", content, f"{self.txn}.s")
+        if thread is not None:
+            self._thread_last[(chat, thread)] = event_id
         await self._seed(chat, event_id, rows)
         return event_id
 

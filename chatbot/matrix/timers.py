@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 
-from storage.db import aware, utcnow
+from storage.db import aware
 
 from ..delivery import Worker
 from ..service import Change, Service
@@ -57,7 +57,7 @@ class Deadlines:
     async def _step(self) -> float:
         """Fire the armed deadlines that are due, and sweep when it is time; returns the
         seconds until the next thing to do."""
-        now = utcnow()
+        now = self.service.clock()
         due = [(t, v) for t, (v, when) in self.armed.items() if aware(when) <= now]
         for table_id, version in due:
             if self.armed.get(table_id, (None,))[0] == version:
@@ -67,8 +67,10 @@ class Deadlines:
             self._next_sweep = time.monotonic() + self.sweep
             for table_id, version in await asyncio.to_thread(self.service.due):
                 await self._fire(table_id, version)
+            await asyncio.to_thread(self.service.fire_evenings)  # Stammtisch evenings
             await asyncio.to_thread(self.service.sweep_old)
             await asyncio.to_thread(self.service.catch_up_stats)
+            await asyncio.to_thread(self.service.post_daily, "matrix")
         return self._wait()
 
     def _wait(self) -> float:
@@ -76,7 +78,7 @@ class Deadlines:
         wait = self.sweep
         if self.armed:
             soonest = min(aware(w) for _v, w in self.armed.values())
-            wait = min(wait, max(0.0, (soonest - utcnow()).total_seconds()))
+            wait = min(wait, max(0.0, (soonest - self.service.clock()).total_seconds()))
         return min(wait, max(0.0, self._next_sweep - time.monotonic()))
 
     async def _fire(self, table_id: int, version: int) -> None:

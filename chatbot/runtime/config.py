@@ -47,6 +47,7 @@ class Config:
     matrix_reactions: bool = True  # seed reactions as one-tap buttons
     matrix_send_interval: float = 0.0  # seconds between two events the bot sends
     matrix_sync_limit: int = 100  # timeline events per room and sync (gaps are back-filled)
+    clock_file: str | None = None  # tests only: the process clock's offset (runtime.simclock)
 
 
 def load(env_file: str | None = ".env") -> Config:
@@ -92,6 +93,7 @@ def load(env_file: str | None = ".env") -> Config:
         matrix_reactions=_flag(env("MATRIX_REACTIONS"), True),
         matrix_send_interval=float(env("MATRIX_SEND_INTERVAL") or 0.0),
         matrix_sync_limit=int(env("MATRIX_SYNC_LIMIT") or 100),
+        clock_file=env("STAMMTISCH_CLOCK_FILE") or None,
     )
 
 

@@ -14,6 +14,7 @@ from storage.db import checkpoint_in_background, make_engine, migrate
 from ..service import Service, Settings
 from ..webapp.links import page_url
 from .config import Config
+from .simclock import process_clock
 
 
 def build_service(cfg: Config, background_checkpoints: bool = False,
@@ -35,4 +36,4 @@ def build_service(cfg: Config, background_checkpoints: bool = False,
                         else None)
     for key, value in overrides.items():
         setattr(settings, key, value)
-    return Service(engine, settings)
+    return Service(engine, settings, clock=process_clock(cfg.clock_file))

@@ -11,7 +11,8 @@ ladder, each importing only rungs below it (kept by the import-linter contract i
 3. ``outgoing`` (views and announcements into the outbox), then ``history`` (the round's
    log on request); ``queries`` (reading tables outside an input), ``ratings`` (the derived
    stats and rating tables, caught up from the results)
-4. ``cpu`` (deciding CPU moves), ``clock`` (a table's next deadline, the half-time reminder)
+4. ``cpu`` (deciding CPU moves), ``replays`` (``/replay``: a finished round move by move,
+   every hand open, rebuilt from the seed and move log), ``clock`` (a table's next deadline, the half-time reminder)
 5. ``play`` (moves, rounds, the result, stopping; CPU turns and chaining)
 6. ``tables`` (opening and setting up tables), then ``seating`` (leaving, CPU fill, rematch,
    resigning)
@@ -27,8 +28,9 @@ from .api import Change, ChatRef, Outcome, Refusal, Settings, UserRef
 from .facade import Service
 from .lobby import TIMEOUT_CHOICES
 from .queries import NotYourTable, TableSight, TableSnapshot
+from .replays import Replayed
 from .router import UI
 
 __all__ = ["CPU_NAMES", "TIMEOUT_CHOICES", "UI", "Change", "ChatRef", "NotYourTable",
-           "Outcome", "Refusal", "Service", "Settings", "TableSight", "TableSnapshot",
+           "Outcome", "Refusal", "Replayed", "Service", "Settings", "TableSight", "TableSnapshot",
            "UserRef"]

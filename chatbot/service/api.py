@@ -20,6 +20,9 @@ class ChatRef:
     external_id: str
     kind: str = "private"  # private | group
     title: str | None = None
+    # the chat's topic or thread the input was written in (opaque; the adapter decides what
+    # it means: a Telegram forum topic, a Matrix thread's root); ``None``: the chat itself
+    thread: str | None = None
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import fsm
+from storage.db import aware
 from storage.models import GameTable, Player, Seat
 
 from ..durations import time_left
@@ -60,6 +61,7 @@ def schedule(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableMode
     """Set the table's next deadline from its state (all time lives in the database)."""
     if table.reminded:  # the turn it reminded of is over
         outgoing.forget_reminder(ctx, table)
+    _pause_after_change(ctx, table)
     table.next_deadline, table.deadline_kind, table.reminded = None, None, False
     table.turn_ends_at = None
     ctx.touch(table)
@@ -80,6 +82,17 @@ def schedule(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableMode
                                         or _humans_out(seats, model)):
         table.deadline_kind = "next"
         table.next_deadline = ctx.now + timedelta(seconds=ctx.settings.next_round_delay)
+
+
+def _pause_after_change(ctx: Ctx, table: GameTable) -> None:
+    """The game moved on: a running pause is over (someone played on), a request for one
+    lapses when the clock of the turn it was asked in would have run out."""
+    if table.paused_until is not None:
+        table.paused_until, table.pause = None, None
+    elif table.pause:
+        lapses = table.pause.get("lapses")
+        if not isinstance(lapses, str) or aware(datetime.fromisoformat(lapses)) <= ctx.now:
+            table.pause = None
 
 
 def _humans_out(seats: list[Seat], model: fsm.TableModel) -> bool:
@@ -131,6 +144,29 @@ def _after_nudge(ctx: Ctx, table: GameTable, player: Player | None) -> None:
         table.deadline_kind, table.next_deadline = "timeout", table.turn_ends_at
 
 
+def after_pause(ctx: Ctx, table: GameTable, seats: list[Seat], kind: str | None,
+                due: datetime | None, ends: datetime | None) -> None:
+    """A pause is over: the clock goes on from where it stood (``kind``, ``due`` and ``ends``
+    moved by the pause). A person's long turn keeps its rules: a clock of 12 hours or more
+    does not run out in their quiet hours, a reminder not sent yet comes when one may."""
+    table.deadline_kind, table.next_deadline, table.turn_ends_at = kind, due, ends
+    if ends is None or kind not in ("nudge", "remind", "timeout"):
+        return
+    model = store.model(table, seats)
+    seat_no = model.game.to_act(model.engine_state) if model.engine_state else None
+    seat = next((s for s in seats if s.seat_no == seat_no), None)
+    player = store.get_player(ctx.session, seat.player_id) \
+        if seat is not None and seat.player_id and not seat.is_cpu else None
+    if player is None:
+        return
+    if table.turn_timeout >= quiet.NEVER_ENDS_QUIET:
+        table.turn_ends_at = quiet.quiet_over(player, ends)
+    if kind == "timeout":
+        table.next_deadline = table.turn_ends_at
+    else:  # (the view comes down as the game goes on: the last-quarter reminder is next)
+        _after_nudge(ctx, table, player)
+
+
 def nudge(ctx: Ctx, table: GameTable, seats: list[Seat]) -> None:
     """The quiet hours are over: the person on turn gets their view at the bottom of their
     chat; the last-quarter reminder comes next."""
@@ -146,7 +182,8 @@ def _tell(ctx: Ctx, table: GameTable, seats: list[Seat], seat: Seat, player: Pla
           key: str) -> None:
     """A reminder in the person's private chat: their view, under a line that says why."""
     chat = store.get_chat(ctx.session, table.chat_id)
-    where = chat.title if chat is not None and not table.is_private and chat.title else None
+    where = outgoing.linked_title(ctx, chat, table) if chat is not None \
+        and not table.is_private else None
     lang = outgoing.person_language(ctx, chat.platform if chat else ctx.platform, player)
     ends = table.turn_ends_at
     left = time_left((ends - ctx.now).total_seconds(), lang) if ends is not None else ""

@@ -14,7 +14,20 @@ from .. import buttons
 from ..durations import clock_label, typed_clock
 from ..i18n import LANGUAGES, N_, language_name, register, tr
 from ..presenters import PRESENTERS, presenter
-from . import menus, outgoing, people, play, stats, store, tables
+from . import (
+    coach,
+    daily,
+    evening,
+    menus,
+    outgoing,
+    pause,
+    people,
+    play,
+    replays,
+    stats,
+    store,
+    tables,
+)
 from .api import Outcome, Refusal, UserRef
 from .lobby import TIMEOUT_CHOICES
 from .transaction import Ctx
@@ -54,7 +67,7 @@ def rules(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Out
     if game in PRESENTERS:
         outgoing.say(ctx, chat, PRESENTERS[game].rules(ctx.lang), fresh=True)
         return Outcome(None)
-    table = store.get_table(ctx.session, store.open_table(ctx.session, chat))
+    table = store.get_table(ctx.session, store.open_table(ctx.session, chat, ctx.thread))
     if table is not None:
         outgoing.say(ctx, chat, table_rules(table, ctx.lang), fresh=True)
         return Outcome(None)
@@ -100,7 +113,7 @@ def language(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> 
 def set_language(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str) -> Outcome:
     """A chat's language: in a group only its admins, and the opener of its open table."""
     if chat.kind == "group" and not user.is_admin:
-        table_id = store.open_table(ctx.session, chat)
+        table_id = store.open_table(ctx.session, chat, ctx.thread)
         table = store.get_table(ctx.session, table_id)
         if table is None or table.opener_id != player.id:
             raise Refusal(tr(ctx.lang, "language_denied"))
@@ -115,8 +128,8 @@ def new(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outco
     """``/new``: the game menu; ``/new <game> [opponents] [level] [key=value …]`` goes as far
     as the words say (a game by any of its names, a level as people write it)."""
     words = args.split()
-    if chat.kind == "group" and store.open_table(ctx.session, chat) is not None:
-        raise Refusal(tr(ctx.lang, "busy_table"), alert=False)
+    if chat.kind == "group" and store.open_table(ctx.session, chat, ctx.thread) is not None:
+        raise menus.busy(ctx, alert=False)
     plain = " ".join(w for w in words if "=" not in w)
     found = game_of(plain) if plain else None
     if plain and found is None:
@@ -158,7 +171,7 @@ def _menu_code(ctx: Ctx, game_id: str, rest: str) -> str:
 
 
 def stop(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outcome:
-    table_id = store.open_table(ctx.session, chat)
+    table_id = store.open_table(ctx.session, chat, ctx.thread)
     if table_id is None:
         raise Refusal(tr(ctx.lang, "no_table"), alert=False)
     table = store.lock_table(ctx.session, table_id)
@@ -197,7 +210,11 @@ def option_words(ctx: Ctx, game_id: str, words: list[str]) -> dict[str, Any]:
 
 COMMANDS: dict[str, Command] = {
     "start": start, "help": help_, "rules": rules, "language": language, "new": new,
-    "stop": stop,
+    "stop": stop, "pause": pause.command,
     **stats.COMMANDS,  # /stats, /top
     **people.COMMANDS,  # /games, /reminders
+    **replays.COMMANDS,  # /replay
+    **evening.COMMANDS,  # /abend, /deckel, /top monat|saison (else the leaderboard)
+    **daily.COMMANDS,  # /daily, /tagesspiel
+    **coach.COMMANDS,  # /tips, /tipps
 }

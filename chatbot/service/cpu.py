@@ -16,11 +16,15 @@ import os
 import random
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
 
 import fsm
 from engine.bots import EXPERTE, get_bot
+from engine.bots.coach import Advice
+from engine.bots.experte import BUDGET
 from storage.models import GameTable, Seat
 
 from ..runtime import metrics
@@ -31,6 +35,7 @@ _SLOW_LEVELS: dict[tuple[str, str], bool] = {}
 WORKER_NICENESS = 10  # the thinking processes yield the cores to the bot's own process
 _POOLS: dict[int, ProcessPoolExecutor] = {}  # one pool per size, shared by this process
 _POOLS_LOCK = threading.Lock()
+T = TypeVar("T")
 
 
 def system_load() -> float:
@@ -106,18 +111,64 @@ class Decisions:
                 metrics.observe_experte(table.game, time.perf_counter() - started)
 
     def _in_pool(self, model: fsm.TableModel, lvl: str, rng_seed: str) -> str:
-        """Think in a worker process (the calling thread waits without the lock). A pool
-        whose worker died is replaced once; then the decision is made here."""
-        args = (model.game_id, model.game.to_json(model.engine_state), lvl, rng_seed,
-                self.settings.experte_budget, self.load())
+        """Think in a worker process (the calling thread waits without the lock)."""
+        return self._think(fsm.cpu_action_from_json, (
+            model.game_id, model.game.to_json(model.engine_state), lvl, rng_seed,
+            self.settings.experte_budget, self.load()))
+
+    def _think(self, work: Callable[..., T], args: tuple[Any, ...]) -> T:
+        """``work(*args)`` in a worker process. A pool whose worker died is replaced once;
+        then it runs here."""
         for _ in range(2):
             pool = _pool(self.workers)
             try:
-                return pool.submit(fsm.cpu_action_from_json, *args).result()
+                return pool.submit(work, *args).result()
             except BrokenProcessPool:
                 log.warning("a thinking process died; starting the pool anew")
                 _drop_pool(self.workers, pool)
-        return fsm.cpu_action_from_json(*args)
+        return work(*args)
+
+    def advise(self, game_id: str, state_json: str, seat: int) -> Advice:
+        """The coach's hint for ``seat`` (``fsm.advice``): thought where the Experte's moves
+        are, with the same budget and load factor. Call it outside any transaction."""
+        with self._lock:
+            self.thinking += 1
+        started = time.perf_counter()
+        try:
+            args = (game_id, state_json, seat, self.settings.experte_budget, self.load())
+            return self._think(fsm.advice_from_json, args) if self.workers \
+                else fsm.advice_from_json(*args)
+        finally:
+            with self._lock:
+                self.thinking -= 1
+            metrics.observe_experte(game_id, time.perf_counter() - started)
+
+
+    def advise_many(self, game_id: str, positions: list[tuple[str, int, str]],
+                    share: float = 1.0) -> list[Advice]:
+        """The coach's advice for several positions (state JSON, seat, …), each with
+        ``share`` of the Experte's budget, at once on the pool's workers (in order here when
+        thinking on threads). Call it outside any transaction."""
+        budget = (self.settings.experte_budget or BUDGET) * share
+        with self._lock:
+            self.thinking += 1
+        try:
+            args = [(game_id, state_json, seat, budget, self.load())
+                    for state_json, seat, _ in positions]
+            if not self.workers:
+                return [fsm.advice_from_json(*a) for a in args]
+            for _ in range(2):
+                pool = _pool(self.workers)
+                try:
+                    futures = [pool.submit(fsm.advice_from_json, *a) for a in args]
+                    return [f.result() for f in futures]
+                except BrokenProcessPool:
+                    log.warning("a thinking process died; starting the pool anew")
+                    _drop_pool(self.workers, pool)
+            return [fsm.advice_from_json(*a) for a in args]
+        finally:
+            with self._lock:
+                self.thinking -= 1
 
 
 def on_turn(seats: list[Seat], model: fsm.TableModel) -> Seat:

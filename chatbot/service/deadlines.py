@@ -1,7 +1,8 @@
 """Firing deadlines: every table's next deadline lives in its row (set by ``clock``: a
-reminder at half time, the timeout, a CPU move, the next round, a rematch's end); this finds
-the due ones and claims each once, in a transaction that locks the table and checks its
-version, however many processes or restarts race for it."""
+reminder at half time, the timeout, a CPU move, the next round, a rematch's end), and every
+Stammtisch evening's next step in its row (``evening_clock``); this finds the due ones and
+claims each once, in a transaction that locks the row and checks its version, however many
+processes or restarts race for it."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ from datetime import datetime
 
 from sqlmodel import col, select
 
-from storage.models import GameTable
+from storage.models import Evening, GameTable
 
 from ..runtime import metrics
-from . import clock, cpu, lobby, outgoing, play, seating, store
+from . import clock, cpu, evening_clock, lobby, outgoing, pause, play, seating, store, when
 from .api import Refusal, Settings
 from .transaction import Ctx, Transactions
 
@@ -92,6 +93,8 @@ class Deadlines:
                         seating.due(ctx, table, seats)
                     elif kind == "expire":
                         lobby.expire(ctx, table)
+                    elif kind == "resume":
+                        pause.end(ctx, table, seats)
                     else:
                         table.next_deadline = None
             except _PlanFirst:
@@ -112,6 +115,44 @@ class Deadlines:
             self.notify(ctx)
             metrics.observe_deadline(kind)
             return True
+
+    def evenings_due(self, now: datetime | None = None,
+                     limit: int = 100) -> list[tuple[int, int]]:
+        """Evenings whose next step is due: (evening id, version) to claim with
+        ``fire_evening``."""
+        now = now or self.clock()
+        with self.tx.read() as session:
+            rows = session.exec(select(Evening.id, Evening.version).where(
+                col(Evening.due_at).is_not(None), col(Evening.due_at) <= now)
+                .order_by(col(Evening.due_at)).limit(limit)).all()
+        return [(r[0], r[1]) for r in rows]  # type: ignore[misc]
+
+    def fire_evening(self, evening_id: int, version: int) -> bool:
+        """Claim and run an evening's due step, once: the row locked, its version checked."""
+        try:
+            with self.tx.tx() as session:
+                evening = session.exec(select(Evening).where(Evening.id == evening_id)
+                                       .with_for_update()).first()
+                now = self.clock()
+                if (evening is None or evening.version != version or evening.due_at is None
+                        or when.aware(evening.due_at) > now):
+                    return False
+                chat = store.get_chat(session, evening.chat_id)
+                ctx = Ctx(session, chat.platform if chat else "?",
+                          outgoing.language_of(chat, self.settings, session), now,
+                          self.settings, self.decisions)
+                kind = evening.due_kind
+                evening_clock.fire(ctx, evening)
+        except Exception:
+            log.exception("evening %s: step failed", evening_id)
+            return False
+        self.notify(ctx)
+        metrics.observe_deadline(f"evening_{kind}")
+        return True
+
+    def fire_evenings(self) -> int:
+        """Fire every due evening step (the adapters' sweeps call this); how many fired."""
+        return sum(self.fire_evening(e, v) for e, v in self.evenings_due())
 
     def _plan(self, table_id: int, version: int) -> str | None:
         """Decide a due CPU move without locking anything (``None`` if none is due)."""

@@ -26,7 +26,7 @@ from storage.models import Chat, GameTable, Move, Player
 from .. import buttons
 from ..i18n import DEFAULT_LANGUAGE, pick_language, tr
 from ..runtime import metrics
-from . import commands, cpu, outgoing, play, ratings, router, store
+from . import coach, commands, cpu, daily, outgoing, play, ratings, replays, router, store
 from .api import Change, ChatRef, Outcome, Refusal, Settings, UserRef
 from .deadlines import Deadlines
 from .flood import Flood, Verdict
@@ -75,7 +75,9 @@ class Service:
                 store.note_member(session, chat, player, now)
             lang = pick_language(chat.language, user.language if user else None,
                                  self.settings.default_language)
-            ctx = Ctx(session, chat_ref.platform, lang, now, self.settings, self.decisions)
+            ctx = Ctx(session, chat_ref.platform, lang, now, self.settings, self.decisions,
+                      input_chat=chat_ref.external_id,
+                      thread=chat_ref.thread if chat.kind == "group" else None)
             outgoing.seed_language(ctx, chat, player)
             yield ctx, chat, player
 
@@ -140,8 +142,35 @@ class Service:
             metrics.observe_input(chat_ref.platform, "press", "stale", 0.0)
             return Outcome(tr(lang, "stale_button"), ok=False, alert=True)
 
+        if press.code in ("tip", "review") and press.table_id:
+            return self._coach(chat_ref, user, update_key, press, lang)
+
         def work(ctx: Ctx, chat: Any, player: Any) -> Outcome:
             return router.route(ctx, chat, player, user, press)
+        return self._run(chat_ref, user, update_key, work,
+                         Outcome(tr(lang, "already_handled"), ok=True), "press")
+
+    def _coach(self, chat_ref: ChatRef, user: UserRef, update_key: str | None,
+               press: buttons.Press, lang: str) -> Outcome:
+        """"💡 Tip" and "🔎 Where could I have played better?": read what to think about,
+        think outside any transaction (where the Experte's moves are thought), then say it
+        in the press's own transaction (which checks the table again)."""
+        if press.code == "tip":
+            with self.tx.read() as session:
+                job = coach.hint_job(session, press)
+            advice = None if job is None else \
+                self.decisions.advise(job.game, job.state_json, job.seat)
+
+            def work(ctx: Ctx, chat: Any, player: Any) -> Outcome:
+                return coach.tip(ctx, chat, player, press, job, advice)
+        else:
+            with self.tx.read() as session:
+                review = coach.review_job(session, press)
+            advices = None if review is None else self.decisions.advise_many(
+                review.game, list(review.positions), coach.REVIEW_SHARE)
+
+            def work(ctx: Ctx, chat: Any, player: Any) -> Outcome:
+                return coach.review_press(ctx, chat, player, user, press, review, advices)
         return self._run(chat_ref, user, update_key, work,
                          Outcome(tr(lang, "already_handled"), ok=True), "press")
 
@@ -227,6 +256,27 @@ class Service:
         self._notify(ctx)
         return people
 
+    def thread_gone(self, platform: str, chat_external_id: str, thread: str) -> list[int]:
+        """A chat's topic or thread takes no more messages (a Telegram forum topic closed or
+        deleted): its open tables end (abandoned; their players are told privately) and what
+        was still to go there is dropped - nothing is tried again. Returns the ended tables."""
+        with self.tx.tx() as session:
+            chat = session.exec(select(Chat).where(
+                Chat.platform == platform, Chat.external_id == chat_external_id)).first()
+            if chat is None:
+                return []
+            ctx = Ctx(session, platform, outgoing.language_of(chat, self.settings),
+                      self.clock(), self.settings, self.decisions)
+            ended = []
+            for table in store.open_tables_in(session, chat, thread):
+                play.thread_gone(ctx, table)
+                ended.append(table.id)
+            dropped = outgoing.drop_thread(ctx, chat, thread)
+        log.info("%s %s: thread %s gone; tables %s ended, %d messages dropped", platform,
+                 chat_external_id, thread, ended, dropped)
+        self._notify(ctx)
+        return ended  # type: ignore[return-value]
+
     # ------------------------------------------------------------------ after a commit
     def _notify(self, ctx: Ctx | None) -> None:
         touched = {} if ctx is None else ctx.touched
@@ -258,12 +308,32 @@ class Service:
         """Claim and run a table's deadline, once (see ``Deadlines.fire``)."""
         return self.deadlines.fire(table_id, version, may_think=may_think)
 
+    def evenings_due(self, now: datetime | None = None) -> list[tuple[int, int]]:
+        """Stammtisch evenings whose next step is due: (id, version) for ``fire_evening``."""
+        return self.deadlines.evenings_due(now)
+
+    def fire_evening(self, evening_id: int, version: int) -> bool:
+        """Claim and run an evening's due step, once (see ``Deadlines.fire_evening``)."""
+        return self.deadlines.fire_evening(evening_id, version)
+
+    def fire_evenings(self) -> int:
+        """Every due evening step, each claimed once (the adapters' sweeps call this)."""
+        return self.deadlines.fire_evenings()
+
     def catch_up_stats(self, limit: int = ratings.PERIODIC) -> int:
         """Read new results into the stats and ratings (a bounded, short transaction; the
         adapters call it from their periodic sweeps, so a large backlog — e.g. after an
         upgrade — drains in the background instead of inside somebody's /stats)."""
         with self.tx.tx() as session:
             return ratings.catch_up(session, self.clock().timestamp(), limit)
+
+    def post_daily(self, platform: str) -> int:
+        """Post yesterday's daily-deal winners to the groups whose morning post is due
+        (each once, ``daily.post_due``); the adapters call it from their periodic sweeps."""
+        with self.tx.tx() as session:
+            ctx = Ctx(session, platform, self.settings.default_language, self.clock(),
+                      self.settings, self.decisions)
+            return daily.post_due(ctx, platform)
 
     def sweep_old(self, every: float = SWEEP_EVERY) -> dict[str, int] | None:
         """Delete rows the retention policy no longer keeps (``storage.retention``), at most
@@ -329,6 +399,14 @@ class Service:
     def replay(self, table_id: int) -> Any:
         """Rebuild a table's engine state from its seed and move log (for audits and tests)."""
         return self.queries.replay(table_id)
+
+    def replay_sight(self, platform: str, user_id: str, user_lang: str | None,
+                     table_key: int | str) -> tuple[replays.Replayed, str] | None:
+        """A table's rounds (every hand open; show only those that ended) for a person who sat
+        at it, with their language; ``None``: no such table; ``NotYourTable``: not theirs."""
+        with self.tx.read() as session:
+            return replays.sight(session, platform, user_id, table_key, user_lang,
+                                 self.settings.default_language)
 
     def resend(self, table_id: int) -> None:
         """Queue the table's views again (e.g. when a console resumes a table)."""

@@ -21,7 +21,13 @@ from .transaction import Ctx
 register({
     "menu.options_hint": N_("⚙ Below, the options: tap to change."),
     "menu.chosen": N_("Which game? → {game}"),
+    "busy_here": N_("A table is already open here. /stop ends it."),
 })
+
+
+def busy(ctx: Ctx, alert: bool = True) -> Refusal:
+    """The answer to a new table where one is open (in a forum topic or a thread: there)."""
+    return Refusal(tr(ctx.lang, "busy_here" if ctx.thread else "busy_table"), alert=alert)
 
 
 def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str,
@@ -38,8 +44,8 @@ def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str,
     game = GAMES[game_id]
     name = presenter(game_id).name(ctx.lang)
     if chat.kind == "group":
-        if store.open_table(ctx.session, chat) is not None:
-            raise Refusal(tr(ctx.lang, "busy_table"))
+        if store.open_table(ctx.session, chat, ctx.thread) is not None:
+            raise busy(ctx)
         # the menu says what was chosen and offers nothing more (its buttons would be stale)
         outgoing.say(ctx, chat, tr(ctx.lang, "menu.chosen", game=name), slot="menu")
         return tables.open_lobby(ctx, chat, player, game_id, engine_options,
@@ -68,7 +74,7 @@ def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str,
         engine_options = _options_from(game_id, parts[5])
         if engine_options is None:
             raise Refusal(tr(ctx.lang, "unknown_button"))
-    old = store.open_table(ctx.session, chat)
+    old = store.open_table(ctx.session, chat, ctx.thread)
     if old is not None:  # a new private game replaces an unfinished one: only if confirmed
         locked = store.lock_table(ctx.session, old)
         if locked is not None and locked.fsm_state in fsm.OPEN:

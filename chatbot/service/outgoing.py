@@ -75,23 +75,37 @@ def person_language(ctx: Ctx, platform: str, player: Player) -> str:
 
 def queue(ctx: Ctx, platform: str, chat: str, table_id: int | None, slot: str | None,
           repost: bool, text: str, rows: Rows | list[list[list[str]]],
-          fresh: bool = False, reply_to: str | None = None) -> None:
+          fresh: bool = False, reply_to: str | None = None, thread: str | None = None) -> None:
     """One outbox row (a message, or the newest view of a slot; ``fresh``: posted anew at the
-    bottom of the chat even if the slot's message shows the same)."""
-    ctx.queue(Outbox, {
+    bottom of the chat even if the slot's message shows the same; ``thread``: into that
+    topic or thread of the chat)."""
+    ctx.queue(Outbox, {"thread": thread,
         "platform": platform, "chat_external_id": chat, "table_id": table_id, "slot": slot,
         "repost": repost, "fresh": fresh, "text": text, "buttons": [[list(b) for b in row] for row in rows],
         "status": "pending", "attempts": 0, "not_before": ctx.now, "created_at": ctx.now,
         "sent_at": None, "error": None, "action": None, "reply_to": reply_to})
 
 
-def act(ctx: Ctx, chat: Chat, table_id: int | None, slot: str, action: str) -> None:
+def act(ctx: Ctx, chat: Chat, table_id: int | None, slot: str, action: str,
+        thread: str | None = None) -> None:
     """Act on the message a slot shows: ``delete``, ``pin`` or ``unpin`` it (no view)."""
-    ctx.queue(Outbox, {
+    ctx.queue(Outbox, {"thread": thread,
         "platform": chat.platform, "chat_external_id": chat.external_id, "table_id": table_id,
         "slot": slot, "repost": False, "fresh": False, "text": "", "buttons": [],
         "status": "pending", "attempts": 0, "not_before": ctx.now, "created_at": ctx.now,
         "sent_at": None, "error": None, "action": action, "reply_to": None})
+
+
+def drop_thread(ctx: Ctx, chat: Chat, thread: str) -> int:
+    """A topic or thread that takes no more messages: what is still to go there is dropped
+    (it would only be refused again). Returns how many rows."""
+    rows = ctx.session.exec(select(Outbox).where(
+        Outbox.platform == chat.platform, Outbox.chat_external_id == chat.external_id,
+        Outbox.thread == thread, Outbox.status == "pending")).all()
+    for row in rows:
+        row.status = "dropped"
+        ctx.session.add(row)
+    return len(rows)
 
 
 def withdraw_private_views(ctx: Ctx, chat: Chat) -> None:
@@ -120,13 +134,13 @@ def remind(ctx: Ctx, table: GameTable, text: str) -> None:
     once the turn is played (``forget_reminder``)."""
     chat = store.get_chat(ctx.session, table.chat_id)
     if chat is not None:
-        say(ctx, chat, text, slot=reminder_slot(table), fresh=True)
+        say(ctx, chat, text, slot=reminder_slot(table), fresh=True, thread=table.thread_id)
 
 
 def forget_reminder(ctx: Ctx, table: GameTable) -> None:
     chat = store.get_chat(ctx.session, table.chat_id)
     if chat is not None:
-        act(ctx, chat, table.id, reminder_slot(table), "delete")
+        act(ctx, chat, table.id, reminder_slot(table), "delete", table.thread_id)
 
 
 def _keep_in_view(ctx: Ctx, chat: Chat, table: GameTable, slot_name: str) -> tuple[bool, str | None]:
@@ -151,14 +165,16 @@ def _keep_in_view(ctx: Ctx, chat: Chat, table: GameTable, slot_name: str) -> tup
         ctx.session.add(slot)
     # a table just unpinned (its game is over) comes to the bottom if anything went below it
     limit = 0 if action == "unpin" else BURIED_AFTER
-    return _below(ctx, chat, slot_name, slot.message_id) > limit, action
+    return _below(ctx, chat, slot_name, slot.message_id, table.thread_id) > limit, action
 
 
-def _below(ctx: Ctx, chat: Chat, slot_name: str, message_id: str) -> int:
-    """How many messages the bot posted in a chat after the message a slot shows (counting
-    plain messages and commands' answers; views edited in place and deleted reminders add
-    none). Messages people write there are not counted (the bot rarely sees them)."""
-    where = (Outbox.platform == chat.platform, Outbox.chat_external_id == chat.external_id)
+def _below(ctx: Ctx, chat: Chat, slot_name: str, message_id: str, thread: str | None) -> int:
+    """How many messages the bot posted in a chat's topic or thread after the message a slot
+    shows (counting plain messages and commands' answers; views edited in place and deleted
+    reminders add none). Messages people write there are not counted (the bot rarely sees
+    them)."""
+    where = (Outbox.platform == chat.platform, Outbox.chat_external_id == chat.external_id,
+             col(Outbox.thread).is_not_distinct_from(thread))
     first = ctx.session.exec(select(func.min(Outbox.id)).where(
         *where, Outbox.slot == slot_name, Outbox.message_id == message_id)).first()
     if first is None:
@@ -169,21 +185,31 @@ def _below(ctx: Ctx, chat: Chat, slot_name: str, message_id: str) -> int:
         or_(col(Outbox.slot).is_(None), col(Outbox.fresh).is_(True)))).one()
     queued = ctx.queued(Outbox)
     return count + sum(1 for r in queued if r["chat_external_id"] == chat.external_id
-                       and not r.get("action") and (r["slot"] is None or r["fresh"]))
+                       and r.get("thread") == thread and not r.get("action") and (r["slot"] is None or r["fresh"]))
+
+
+_HERE = "\x00here"  # ``say``'s default thread: the input's own, in the input's own chat
 
 
 def say(ctx: Ctx, chat: Chat, text: str, rows: Rows | None = None, slot: str | None = None,
-        repost: bool = False, fresh: bool = False, reply_to: str | None = None) -> None:
-    """A message to a chat (``reply_to``: as the answer to that message)."""
+        repost: bool = False, fresh: bool = False, reply_to: str | None = None,
+        thread: str | None = _HERE) -> None:
+    """A message to a chat (``reply_to``: as the answer to that message), into ``thread``
+    (by default: an answer in the input's chat goes to the input's topic or thread). A
+    chat-wide slot (a menu, the rules) is one per topic or thread."""
+    if thread == _HERE:
+        thread = ctx.thread if chat.external_id == ctx.input_chat else None
+    if thread is not None and slot is not None and not slot[1:].isdigit():
+        slot = f"{slot}@{thread}"[:64]
     queue(ctx, chat.platform, chat.external_id, None, slot, repost, text, rows or [], fresh,
-          reply_to)
+          reply_to, thread)
 
 
 def announce(ctx: Ctx, table: GameTable, key: str, **values: Any) -> None:
     """A one-off message in the table's chat (and nowhere hidden cards could show)."""
     chat = store.get_chat(ctx.session, table.chat_id)
     if chat is not None:
-        say(ctx, chat, tr(language(ctx, chat), key, **values))
+        say(ctx, chat, tr(language(ctx, chat), key, **values), thread=table.thread_id)
 
 
 def announce_result(ctx: Ctx, table: GameTable, seats: list[Seat],
@@ -197,7 +223,7 @@ def announce_result(ctx: Ctx, table: GameTable, seats: list[Seat],
     lines = presenter(table.game).result_lines(model.engine_state, [s.name for s in seats],
                                                language(ctx, chat), table.options)
     if lines:
-        say(ctx, chat, "\n".join(lines))
+        say(ctx, chat, "\n".join(lines), thread=table.thread_id)
 
 
 def is_out(table: GameTable, model: fsm.TableModel, seat_no: int) -> bool:
@@ -262,9 +288,10 @@ def _with_app(ctx: Ctx, chat: Chat, table: GameTable, rows: Rows, lang: str,
 
 
 def emit(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel,
-         repost: bool = True) -> None:
+         repost: bool = True, group: bool = True) -> None:
     """Queue the table's current views: the table message and each player's private view
-    (``repost=False``: private views are edited in place even on the player's turn)."""
+    (``repost=False``: private views are edited in place even on the player's turn;
+    ``group=False``: only the private views, the group's topic being gone)."""
     chat = store.get_chat(ctx.session, table.chat_id)
     if chat is None:
         return
@@ -279,19 +306,22 @@ def emit(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel,
             # (the adapter edits it in place while it is still in sight)
             repost = True
         say(ctx, chat, view.text, _with_app(ctx, chat, table, view.rows, lang, True),
-            slot=f"t{table.id}", repost=repost)
+            slot=f"t{table.id}", repost=repost, thread=None)
         return
     players = {s.player_id: p for s in seats if s.player_id
                and (p := store.get_player(ctx.session, s.player_id)) is not None}
     view = render_table(table, seats, model, lang, players, ctx.settings.start_link)
     slot_name = f"t{table.id}"
-    repost_table, action = _keep_in_view(ctx, chat, table, slot_name)
-    if action == "unpin":  # (the message still pinned, before a repost replaces it)
-        act(ctx, chat, table.id, slot_name, action)
-    say(ctx, chat, view.text, _with_app(ctx, chat, table, view.rows, lang, False),
-        slot=slot_name, repost=repost_table)
-    if action == "pin":
-        act(ctx, chat, table.id, slot_name, action)
+    repost_table, action = _keep_in_view(ctx, chat, table, slot_name) if group \
+        else (False, None)
+    thread = table.thread_id
+    if group:
+        if action == "unpin":  # (the message still pinned, before a repost replaces it)
+            act(ctx, chat, table.id, slot_name, action, thread)
+        say(ctx, chat, view.text, _with_app(ctx, chat, table, view.rows, lang, False),
+            slot=slot_name, repost=repost_table, thread=thread)
+        if action == "pin":
+            act(ctx, chat, table.id, slot_name, action, thread)
     if table.fsm_state == fsm.LOBBY:
         return
     involved = _involved(table, model) if chat.platform in QUIET_PLATFORMS else None
@@ -322,6 +352,35 @@ def _may_notify(ctx: Ctx, table: GameTable, player: Player) -> bool:
 def game_name(table: GameTable, lang: str) -> str:
     """The table's game as the person reads it."""
     return presenter(table.game).name(lang)  # type: ignore[no-any-return]
+
+
+def table_link(ctx: Ctx, chat: Chat, table: GameTable) -> str | None:
+    """A link to the group's table message, for a private reminder: on Telegram
+    ``https://t.me/c/<id>/<message>`` (a supergroup: its members open it), on Matrix the
+    room's event (``https://matrix.to/#/<room>/<event>``); ``None`` where there is none."""
+    slot = ctx.session.exec(select(MessageSlot).where(
+        MessageSlot.platform == chat.platform, MessageSlot.chat_external_id == chat.external_id,
+        MessageSlot.slot == f"t{table.id}")).first()
+    if slot is None or not slot.message_id:
+        return None
+    if chat.platform == "telegram" and chat.external_id.startswith("-100") \
+            and chat.external_id[4:].isdigit() and slot.message_id.isdigit():
+        return f"https://t.me/c/{chat.external_id[4:]}/{slot.message_id}"
+    if chat.platform == "matrix" and chat.external_id.startswith("!"):
+        return f"https://matrix.to/#/{chat.external_id}/{slot.message_id}"
+    return None
+
+
+def linked_title(ctx: Ctx, chat: Chat, table: GameTable) -> str | None:
+    """The group's name, linked to its table message where the platform allows
+    (``[name](url)``: a text link on Telegram, a link to the room's event on Matrix)."""
+    if not chat.title:
+        return None
+    link = table_link(ctx, chat, table)
+    if link is None:
+        return chat.title
+    name = chat.title.replace("[", "(").replace("]", ")")
+    return f"[{name}]({link})"
 
 
 def remind_privately(ctx: Ctx, table: GameTable, seats: list[Seat], seat: Seat,

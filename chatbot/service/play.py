@@ -16,7 +16,7 @@ from storage.models import GameTable, Player, Result, Seat
 
 from ..i18n import N_, engine_reason, register, tr
 from ..presenters import presenter
-from . import clock, cpu, outgoing, quiet, store
+from . import clock, cpu, deckel, outgoing, quiet, store
 from .api import Outcome, Refusal, UserRef
 from .transaction import Ctx
 
@@ -26,6 +26,8 @@ register({
     "clock.you_are_away": N_(
         "💤 You missed two turns in a row at {game} in {group}: the CPU plays for you now. "
         "Tap “I'm back” under the table to play your own turns again."),
+    "thread_gone": N_("🚪 The topic of your {game} table in {group} was closed or deleted: "
+                      "the table has ended."),
 })
 log = logging.getLogger(__name__)
 CHAIN_LIMIT = 12  # CPU moves one input plays on at most; the deadline path does the rest
@@ -109,7 +111,11 @@ def act(ctx: Ctx, table: GameTable, seats: list[Seat], table_model: fsm.TableMod
         raise Refusal(tr(ctx.lang, "illegal",
                          reason=engine_reason(ctx.lang, str(exc)))) from None
     events += fsm.settle(table_model)
-    store.log_move(ctx, table, seat_no, actor, table_model.game.parse_action(code).code)
+    played = table_model.game.parse_action(code).code
+    store.log_move(ctx, table, seat_no, actor, played)
+    opts = store.options(table)
+    if opts.tip is not None:  # a hint was asked for this turn: used up (noted if worse)
+        store.set_options(table, opts.after_move(seat_no, played))
     after_change(ctx, table, seats, table_model, events)
 
 
@@ -123,6 +129,9 @@ def next_round(ctx: Ctx, table: GameTable, seats: list[Seat]) -> Outcome:
     events = fsm.settle(table_model)
     store.log_move(ctx, table, None, "system", "deal")
     table.log = []
+    opts = store.options(table)
+    if opts.notes or opts.tip is not None:  # the review covers one round
+        store.set_options(table, opts.but(notes=(), tip=None))
     after_change(ctx, table, seats, table_model, events, dealt=True)
     return Outcome(None, table_id=table.id, changed=True)
 
@@ -151,18 +160,26 @@ def after_change(ctx: Ctx, table: GameTable, seats: list[Seat], table_model: fsm
 
 
 def finish(ctx: Ctx, table: GameTable, seats: list[Seat], table_model: fsm.TableModel) -> None:
-    """The game is over: its result row."""
+    """The game is over: its result row (and the Deckel's line on a Stammtisch evening)."""
     p = presenter(table.game)
     table.finished_at = ctx.now
+    winners = p.winners(table_model.engine_state)
+    standings = p.standings(table_model.engine_state, [s.name for s in seats])
     ctx.queue(Result, {
-        "table_id": table.id, "game": table.game,
-        "winners": p.winners(table_model.engine_state),
-        "standings": p.standings(table_model.engine_state, [s.name for s in seats]),
+        "table_id": table.id, "game": table.game, "winners": winners, "standings": standings,
         "rounds": getattr(table_model.engine_state, "round_no", 0), "finished_at": ctx.now})
+    deckel.after_game(ctx, table, seats, winners, standings)  # (while an evening runs)
 
 
 def stop_table(ctx: Ctx, table: GameTable) -> Outcome:
     """Close a table for good (``/stop``, the stop button, the last person leaving)."""
+    _stop(ctx, table, group=True)
+    return Outcome(tr(ctx.lang, "stopped"), table_id=table.id, changed=True)
+
+
+def _stop(ctx: Ctx, table: GameTable, group: bool) -> list[Seat]:
+    """Fire ``stop``, clear the deadlines and emit the views (the group's too if ``group``);
+    returns the seats."""
     seats = store.seats(ctx.session, table)
     table_model = store.model(table, seats)
     fsm.fire(table_model, "stop")
@@ -170,8 +187,17 @@ def stop_table(ctx: Ctx, table: GameTable) -> Outcome:
     table.next_deadline = table.deadline_kind = None
     table.finished_at = ctx.now
     store.bump(ctx, table)
-    outgoing.emit(ctx, table, seats, table_model)
-    return Outcome(tr(ctx.lang, "stopped"), table_id=table.id, changed=True)
+    outgoing.emit(ctx, table, seats, table_model, group=group)
+    return seats
+
+
+def thread_gone(ctx: Ctx, table: GameTable) -> None:
+    """The table's topic was closed or deleted: the table ends (abandoned) without a word
+    to the topic (it takes none), and each seated person is told privately."""
+    for seat in _stop(ctx, table, group=False):
+        if seat.player_id is not None and not seat.is_cpu:
+            outgoing.tell_person(ctx, table, store.get_player(ctx.session, seat.player_id),
+                                 "thread_gone")
 
 
 def cpu_turn(ctx: Ctx, table: GameTable, seats: list[Seat], timed_out: bool,

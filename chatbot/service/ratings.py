@@ -13,7 +13,8 @@ The rating shown is ``1000 + 25 × (μ − 3σ)`` (OpenSkill's ordinal, a cautio
 newcomer starts at 1000, a steady player climbs towards 1500, the strongest reach about 2000.
 Ranks in a game: its places where the game has them (climbing), else the winners ahead of all
 the others (who tie). CPU players are rated too, one rating per level and game, so a win
-against the Experte counts for more than one against the Anfänger.
+against the Experte counts for more than one against the Anfänger. A practice game (the table
+option ``practice``: the same cards again, a game with hints) is read but counts for nothing.
 """
 
 from __future__ import annotations
@@ -154,7 +155,7 @@ def catch_up(session: Session, now_epoch: float | None = None,
     ratings = _Ratings(session)
     conn = session.connection()
     read = select(Result.id, Result.table_id, Result.game, Result.winners, Result.standings,
-                  GameTable.chat_id, GameTable.is_private).join(
+                  GameTable.chat_id, GameTable.is_private, GameTable.options).join(
         GameTable, col(GameTable.id) == Result.table_id).order_by(col(Result.id))
 
     def take(results: list[Any]) -> None:
@@ -174,6 +175,8 @@ def catch_up(session: Session, now_epoch: float | None = None,
             elif r.id > last:
                 holes.update({i: now_epoch for i in range(last + 1, r.id)})
                 last = r.id
+            if (r.options or {}).get("practice"):  # a replay, a game with hints: no score
+                continue
             table_seats = [s for s in seats.get(r.table_id, []) if _subject(s) is not None]
             winners = list(r.winners or [])
             ranks = _ranks(winners, r.standings, [s.seat_no for s in table_seats])

@@ -12,7 +12,22 @@ from storage.models import Chat, GameTable, Player, Seat
 
 from .. import buttons
 from ..i18n import LANGUAGES, tr
-from . import commands, history, lobby, menus, people, play, seating, spectate, store
+from . import (
+    coach,
+    commands,
+    daily,
+    evening,
+    history,
+    lobby,
+    menus,
+    pause,
+    people,
+    play,
+    replays,
+    seating,
+    spectate,
+    store,
+)
 from .api import Outcome, Refusal, UserRef
 from .transaction import Ctx
 
@@ -24,10 +39,13 @@ UI: dict[str, Handler] = {
     "stop": lobby.stop, "cards": lobby.cards, "back": lobby.back, "clock": lobby.turn_clock,
     "cur": lobby.currency, "opt": lobby.game_option, "lvl": lobby.cpu_level,
     "again": seating.again, "fill": seating.fill, "resign": seating.resign,
-    "log": history.history, "skip": spectate.skip,
+    "log": history.history, "skip": spectate.skip, "review": coach.review,
+    "pz": pause.ask, "pa": pause.agree, "pr": pause.resume,
 }
 # buttons whose meaning never goes stale ("resign" is checked against the seat's question)
-VERSION_FREE = frozenset({"join", "leave", "cards", "back", "resign", "log", "skip"})
+# (the pause's buttons are checked against the pause's own state: see ``pause``)
+VERSION_FREE = frozenset({"join", "leave", "cards", "back", "resign", "log", "skip", "review",
+                          "pz", "pa", "pr"})
 
 
 def route(ctx: Ctx, chat: Chat, player: Player, user: UserRef, press: buttons.Press) -> Outcome:
@@ -39,8 +57,8 @@ def route(ctx: Ctx, chat: Chat, player: Player, user: UserRef, press: buttons.Pr
 
 def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str) -> Outcome:
     """A menu button: a language (``lang.<code>``), a game under ``/rules`` (``r.<game>``),
-    a reminder setting (``rem.…``), a table under ``/games`` (``show.<table>``), or a step
-    of the game menu."""
+    a reminder setting (``rem.…``), a Stammtisch evening's (``ev.…``), a table under ``/games``
+    (``show.<table>``), a step of a replay (``rp.…``), or a step of the game menu."""
     parts = code.split(".")
     if parts[0] == "lang" and len(parts) == 2 and parts[1] in LANGUAGES:
         return commands.set_language(ctx, chat, player, user, parts[1])
@@ -48,15 +66,21 @@ def menu_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str) -
         return commands.rules_press(ctx, chat, parts[1])
     if parts[0] == "rem":
         return people.reminders_press(ctx, chat, player, code)
+    if parts[0] == "rp":
+        return replays.press(ctx, chat, player, code)
+    if parts[0] == "ev":
+        return evening.press(ctx, chat, player, user, code)
     if parts[0] == "show" and len(parts) == 2:
         return people.show(ctx, chat, player, parts[1])
+    if parts[0] == "dly" and len(parts) == 2:
+        return daily.press(ctx, chat, player, parts[1])
     return menus.menu_press(ctx, chat, player, user, code)
 
 
 def table_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef,
                 press: buttons.Press) -> Outcome:
     """A button on a table: a lobby or table button (``UI``), else a move."""
-    table = store.lock_table(ctx.session, press.table_id)
+    table, seats = store.lock_table_seats(ctx.session, press.table_id)
     if table is None:
         raise Refusal(tr(ctx.lang, "table_gone"))
     code = press.code
@@ -67,7 +91,6 @@ def table_press(ctx: Ctx, chat: Chat, player: Player, user: UserRef,
     if press.version != table.version and head not in VERSION_FREE:
         raise play.Stale(tr(ctx.lang, "table_over" if table.fsm_state in fsm.CLOSED
                             else "stale_button"))
-    seats = store.seats(ctx.session, table)
     if table.chat_id != chat.id:
         if store.seat_of(seats, player) is None:
             raise Refusal(tr(ctx.lang, "not_seated"))

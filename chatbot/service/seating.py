@@ -92,15 +92,19 @@ def fill(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: Us
 # ------------------------------------------------------------------ play again
 def again(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
           code: str) -> Outcome:
-    """Play again with the same people and CPU players (see the module's text)."""
+    """Play again with the same people and CPU players (see the module's text);
+    ``again.same``: privately, the same cards again (``same_cards``)."""
     if table.fsm_state not in fsm.CLOSED:
         raise Refusal(tr(ctx.lang, "already_handled"))
+    same = code == "again.same"
+    if same and not (table.is_private and any(s.is_cpu for s in seats)):
+        raise Refusal(tr(ctx.lang, "co.same_private"))
     seated = store.seat_of(seats, player) is not None
     if not seated and not user.is_admin:
         raise Refusal(tr(ctx.lang, "seated_only"))
     chat = store.get_chat(ctx.session, table.chat_id)
     assert chat is not None
-    open_id = store.open_table(ctx.session, chat)
+    open_id = store.open_table(ctx.session, chat, table.thread_id)
     if open_id is not None:
         other = store.lock_table(ctx.session, open_id)
         rematch = store.options(other).rematch if other is not None else None
@@ -108,10 +112,17 @@ def again(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: U
             return confirm(ctx, other, store.seats(ctx.session, other), player)  # I'm in
         raise Refusal(tr(ctx.lang, "busy_table"))
     # the CPU players come along in their seats
-    options = store.options(table).but(rematch=None, resigned=None, cpus=0, fill_cpu=False)
+    options = store.options(table).but(rematch=None, resigned=None, cpus=0, fill_cpu=False,
+                                       tip=None, notes=(), daily=None)
+    if same:  # the same seed deals the same cards; the game is a practice game
+        options = options.but(practice="replay")
+    elif options.practice in ("replay", "hint", "daily"):
+        options = options.but(practice=None)
     new = tables.new_table(ctx, chat, player, table.game, private=table.is_private,
-                           options=options.to_json())
+                           options=options.to_json(), thread=table.thread_id)
     new.turn_timeout = table.turn_timeout
+    if same:
+        new.seed = table.seed
     for s in seats:
         person = not s.is_cpu and s.player_id is not None
         store.add_seat(ctx.session, new, s.seat_no, player.name if s.player_id == player.id

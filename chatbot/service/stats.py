@@ -22,7 +22,7 @@ from storage.models import (
 
 from ..i18n import N_, register, tr
 from ..presenters import PRESENTERS
-from . import outgoing
+from . import daily, outgoing
 from .api import Outcome, UserRef
 from .ratings import INLINE, LEVELS, catch_up, shown_rating
 from .transaction import Ctx
@@ -187,6 +187,9 @@ def stats(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Out
     text = stats_text(ctx.lang, player.name or player.username or "?",
                       player_stats(ctx.session, player.id),
                       _is_hidden(ctx.session, player.id))
+    daily_line = daily.stats_line(ctx.session, player, ctx.lang)
+    if daily_line is not None:
+        text += "\n" + daily_line
     outgoing.say(ctx, chat, text)
     return Outcome(None)
 

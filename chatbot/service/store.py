@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from functools import cache
 from typing import Any
 
-from sqlalchemy import Insert, bindparam
+from sqlalchemy import Insert, String, bindparam
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col, select
@@ -44,13 +44,21 @@ _CHAT_BY_REF = select(Chat).where(Chat.platform == bindparam("platform"),
 _PLAYER_BY_REF = select(Player).where(Player.platform == bindparam("platform"),
                                       Player.external_id == bindparam("external_id"))
 _LOCK_TABLE = select(GameTable).where(GameTable.id == bindparam("id")).with_for_update()
+# the table locked and its seats in one statement (only the table's row locked)
+_LOCK_TABLE_SEATS = select(GameTable, Seat).outerjoin(
+    Seat, col(Seat.table_id) == GameTable.id).where(GameTable.id == bindparam("id")).order_by(
+    col(Seat.seat_no)).with_for_update(of=GameTable)
 _SEATS = select(Seat).where(Seat.table_id == bindparam("table_id")).order_by(col(Seat.seat_no))
 _PRIVATE_PERSON = select(Player).where(
     Player.platform == bindparam("platform"),
     Player.private_chat_id == bindparam("chat")).limit(1)
 _OPEN_TABLE = select(GameTable.id).where(
-    GameTable.chat_id == bindparam("chat_id"), col(GameTable.fsm_state).in_(fsm.OPEN)
+    GameTable.chat_id == bindparam("chat_id"), col(GameTable.fsm_state).in_(fsm.OPEN),
+    col(GameTable.thread_id).is_not_distinct_from(bindparam("thread", type_=String))
 ).order_by(col(GameTable.id).desc()).limit(1)
+_OPEN_IN_THREAD = select(GameTable).where(
+    GameTable.chat_id == bindparam("chat_id"), col(GameTable.fsm_state).in_(fsm.OPEN),
+    GameTable.thread_id == bindparam("thread")).order_by(col(GameTable.id)).with_for_update()
 
 
 def chat_for(session: Session, ref: ChatRef, now: datetime) -> Chat:
@@ -122,14 +130,30 @@ def lock_table(session: Session, table_id: int) -> GameTable | None:
     return session.exec(_LOCK_TABLE, params={"id": table_id}).first()
 
 
+def lock_table_seats(session: Session, table_id: int) -> tuple[GameTable | None, list[Seat]]:
+    """``lock_table`` and ``seats`` in one statement: the table (``None`` if there is none)
+    and its seats in seat order."""
+    rows = session.exec(_LOCK_TABLE_SEATS, params={"id": table_id}).all()
+    if not rows:
+        return None, []
+    return rows[0][0], [seat for _, seat in rows if seat is not None]
+
+
 def seats(session: Session, table: GameTable) -> list[Seat]:
     """The table's seats in seat order."""
     return list(session.exec(_SEATS, params={"table_id": table.id}).all())
 
 
-def open_table(session: Session, chat: Chat) -> int | None:
-    """The id of the chat's newest open table."""
-    return session.exec(_OPEN_TABLE, params={"chat_id": chat.id}).first()
+def open_table(session: Session, chat: Chat, thread: str | None = None) -> int | None:
+    """The id of the newest open table of a chat's topic or thread (``None``: of the chat
+    outside any: a forum's General topic, a room's main timeline)."""
+    return session.exec(_OPEN_TABLE, params={"chat_id": chat.id, "thread": thread}).first()
+
+
+def open_tables_in(session: Session, chat: Chat, thread: str) -> list[GameTable]:
+    """The open tables of a chat's topic or thread, locked."""
+    return list(session.exec(_OPEN_IN_THREAD, params={"chat_id": chat.id,
+                                                      "thread": thread}).all())
 
 
 def group_tables_of(session: Session, player: Player) -> list[GameTable]:

@@ -10,6 +10,7 @@ from typing import Any
 
 import fsm
 from engine import GAMES
+from engine.bots import ANFAENGER
 from storage.models import Chat, GameTable, Player, Seat
 
 from ..i18n import tr
@@ -22,19 +23,24 @@ from .transaction import Ctx
 
 def new_table(ctx: Ctx, chat: Chat, player: Player, game_id: str, *, private: bool,
               options: dict[str, Any] | None = None,
-              turn_timeout: int | None = None) -> GameTable:
+              turn_timeout: int | None = None, thread: str | None = None,
+              seed: int | None = None) -> GameTable:
     """A new table in its lobby (with its id: buttons and slots carry it). ``turn_timeout``:
-    its turn clock in seconds (else none privately, the setting's in groups)."""
+    its turn clock in seconds (else none privately, the setting's in groups); a group table
+    lives in ``thread`` if given, else in the topic or thread the input came from; ``seed``:
+    the deal's (else a random one)."""
     opts = TableOptions.from_json({**presenter(game_id).DEFAULT_TABLE_OPTIONS,
                                    **(options or {})}, strict=True)
     table = GameTable(
         chat_id=chat.id, game=game_id, options=opts.to_json(), fsm_state=fsm.LOBBY,  # type: ignore[arg-type]
-        state_json=None, seed=random.SystemRandom().randrange(2**52), version=0,
+        state_json=None, seed=random.SystemRandom().randrange(2**52) if seed is None else seed,
+        version=0,
         is_private=private, opener_id=player.id,
         turn_timeout=turn_timeout if turn_timeout is not None else 0 if private
         else ctx.settings.group_timeout, next_deadline=None,
         deadline_kind=None, reminded=False, log=[], created_at=ctx.now, updated_at=ctx.now,
-        finished_at=None)
+        finished_at=None,
+        thread_id=None if private else thread if thread is not None else ctx.thread)
     ctx.session.add(table)
     ctx.session.flush()
     return table
@@ -42,10 +48,13 @@ def new_table(ctx: Ctx, chat: Chat, player: Player, game_id: str, *, private: bo
 
 def create_private_table(ctx: Ctx, chat: Chat, player: Player, game_id: str, opponents: int,
                          level: str, options: dict[str, Any] | None = None,
-                         turn_timeout: int | None = None) -> GameTable:
-    """A private table: the player at seat 0 and CPU opponents, started at once."""
+                         turn_timeout: int | None = None, seed: int | None = None) -> GameTable:
+    """A private table: the player at seat 0 and CPU opponents, started at once (against
+    Anfänger with the coach's tips on)."""
     table = new_table(ctx, chat, player, game_id, private=True, options=options,
-                      turn_timeout=turn_timeout)
+                      turn_timeout=turn_timeout, seed=seed)
+    if level == ANFAENGER and not (options or {}).get("practice"):  # tips on by default
+        store.set_options(table, store.options(table).but(coach=True))
     store.add_seat(ctx.session, table, 0, player.name or "Du", player_id=player.id)
     for i, name in enumerate(cpu_names(opponents, [player.name or ""])):
         store.add_seat(ctx.session, table, i + 1, f"🤖 {name}", is_cpu=True,

@@ -11,14 +11,14 @@ transactions): a refused or failing input changes nothing, the others still coun
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Insert, insert, text
+from sqlalchemy import Insert, bindparam, insert, inspect, text, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, Engine
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from .cpu import Decisions
 
 _QUEUED = "stammtisch_queued"  # Session.info key: rows to insert before commit, per model
-_TOUCHED = "stammtisch_touched"  # Session.info key: ids of the tables the input changed
+_TOUCHED = "stammtisch_touched"  # Session.info key: the tables the input changed, by id
 # Told to every process on PostgreSQL when (and only if) the transaction commits: the live
 # pages of the Mini App (chatbot/webapp/live.py) listen on this channel.
 _NOTIFY = text("SELECT pg_notify('stammtisch_tables', :ids)")
@@ -54,10 +54,14 @@ class Ctx:
     chained: int = 0  # CPU moves played on in this input (see ``play.chain``)
     # the language of each chat's messages, resolved once per input (``outgoing.language``)
     langs: dict[tuple[str, str], str] = field(default_factory=dict)
+    # where the input was written: its chat's external id and topic or thread (answers in
+    # that chat go to that topic; a table's messages go to the table's own)
+    input_chat: str | None = None
+    thread: str | None = None
 
     def touch(self, table: GameTable) -> None:
         self.touched[table.id] = table  # type: ignore[index]
-        self.session.info.setdefault(_TOUCHED, set()).add(table.id)
+        self.session.info.setdefault(_TOUCHED, {})[table.id] = table
 
     def coalesce_views(self, model: type[SQLModel]) -> None:
         """Of the queued rows of ``model`` (the outbox) keep, per chat and slot, only the
@@ -80,12 +84,32 @@ class Ctx:
         self.session.info.setdefault(_QUEUED, {}).setdefault(model, []).append(row)
 
 
+def _write_tables(session: Session, tables: Iterable[GameTable]) -> None:
+    """Write the changed table rows with a Core ``UPDATE`` of the changed columns (the ones
+    the ORM would write: set, and with a changed value in their history) and take them out of the
+    session (``Session.expunge``), so that the unit of work has nothing to do for them at
+    the commit: for one row it costs several times the statement it ends up sending."""
+    for table in tables:
+        state = inspect(table)
+        if state.session is not session or not state.modified or state.key is None:
+            continue
+        unmodified, attrs = state.unmodified, state.attrs
+        values = {key: getattr(table, key) for key in _TABLE_COLUMNS
+                  if key not in unmodified and attrs[key].history.has_changes()}
+        if values:
+            session.connection().execute(_UPDATE_TABLE, {"b_id": table.id, **values})
+        session.expunge(table)
+
+
 def _write_queued(session: Session) -> None:
-    """Insert the queued rows: a Core ``INSERT`` per table on the session's connection with
-    all its rows (executemany; SQLAlchemy's compiled cache keeps the statement), after the
-    ORM's own changes are flushed; on PostgreSQL then notify the changed tables."""
+    """Write the changed tables (``_write_tables``), then insert the queued rows: a Core
+    ``INSERT`` per table on the session's connection with all its rows (executemany;
+    SQLAlchemy's compiled cache keeps the statement); the ORM flushes its own changes at
+    the commit; on PostgreSQL then notify the changed tables."""
     queued = session.info.pop(_QUEUED, None)
     touched = session.info.pop(_TOUCHED, None)
+    if touched:
+        _write_tables(session, touched.values())
     if queued:
         conn = session.connection()
         for model, rows in queued.items():
@@ -95,6 +119,11 @@ def _write_queued(session: Session) -> None:
         conn = session.connection()
         for i in range(0, len(ids), _NOTIFY_IDS):
             conn.execute(_NOTIFY, {"ids": ",".join(map(str, ids[i:i + _NOTIFY_IDS]))})
+
+
+_TABLE = GameTable.__table__  # type: ignore[attr-defined]
+_TABLE_COLUMNS = tuple(c.key for c in _TABLE.c if c.key != "id")
+_UPDATE_TABLE = update(_TABLE).where(_TABLE.c.id == bindparam("b_id"))  # SET: the values given
 
 
 @cache

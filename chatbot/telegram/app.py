@@ -20,7 +20,8 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime
+from dataclasses import replace
+from datetime import UTC
 from typing import Any, TypeVar
 
 from telegram import BotCommand, Update
@@ -50,7 +51,8 @@ from .sender import OutboxSender, TelegramTransport
 log = logging.getLogger(__name__)
 PLATFORM = "telegram"
 COMMANDS = ("start", "help", "rules", "language", "new", "stop", "stats", "top", "games",
-            "reminders")
+            "reminders", "replay", "pause", "abend", "evening", "deckel", "daily", "tips")
+ALIASES = ("tagesspiel", "tipps")  # German names of commands (not in the command menu)
 MANAGE_CODES = ("start", "stop", "kick", "fill", "clock", "cur", "opt", "lvl", "lang")
 ANSWER_WINDOW = 10.0  # seconds Telegram takes an answer to a button press (not documented)
 NEWEST_KEY = "telegram:newest_update"  # key_value: the newest update id fetched, and when
@@ -69,6 +71,13 @@ register({
     "command.top": N_("The group's leaderboard"),
     "command.games": N_("Your running tables"),
     "command.reminders": N_("Turn reminders and quiet hours"),
+    "command.replay": N_("Replay a finished round"),
+    "command.pause": N_("Pause a long game (1, 3 or 7 days)"),
+    "command.abend": N_("Plan a Stammtisch evening"),
+    "command.evening": N_("Plan a Stammtisch evening"),
+    "command.deckel": N_("The evening's score"),
+    "command.daily": N_("Today's deal – the same cards for everybody"),
+    "command.tips": N_("Tips in your private game"),
 })
 
 
@@ -84,8 +93,9 @@ class TelegramBot:
         # A CPU turn that may think (Experte) runs on a worker thread.
         sqlite = service.engine.dialect.name == "sqlite"
         self.db = None if sqlite else ThreadPoolExecutor(4, thread_name_prefix="stammtisch-db")
-        self.store = OutboxStore(service.engine, PLATFORM)
-        self.transport = TelegramTransport(app.bot, on_forbidden=self._forbidden)
+        self.store = OutboxStore(service.engine, PLATFORM, clock=service.clock)
+        self.transport = TelegramTransport(app.bot, on_forbidden=self._forbidden,
+                                           on_thread_gone=self._thread_gone)
         # The sender's database work has a thread of its own on PostgreSQL: queued behind a
         # flood of inputs, a pass could outlast its lease (and another process send again).
         self._sender_db = None if sqlite else ThreadPoolExecutor(
@@ -103,7 +113,7 @@ class TelegramBot:
         self._before_start: tuple[int, float] | None = None  # NEWEST_KEY as the last run left it
         self._saved_newest: tuple[int, float] | None = None
         service.listeners.append(self._on_commit)
-        app.add_handler(CommandHandler(list(COMMANDS), self.on_command))
+        app.add_handler(CommandHandler([*COMMANDS, *ALIASES], self.on_command))
         app.add_handler(CallbackQueryHandler(self.on_press))
         app.add_handler(MessageHandler(filters.COMMAND, self.on_unknown_command))
         app.add_handler(MessageHandler(filters.TEXT & filters.ChatType.PRIVATE, self.on_text))
@@ -177,7 +187,7 @@ class TelegramBot:
         """(Re)arm each changed table's deadline: one JobQueue job per table; a deadline that
         is already due (a CPU turn without delay) fires straight away."""
         jq = self.app.job_queue
-        now = datetime.now(UTC)
+        now = self.service.clock()  # (the tests' clock may run ahead: a delay, not a moment)
         for change in changes:
             old = self._jobs.pop(change.table_id, None)
             if old is not None:
@@ -190,7 +200,7 @@ class TelegramBot:
                 self._track(self._fire(change.table_id, change.version))
                 continue
             self._jobs[change.table_id] = jq.run_once(
-                self._deadline_job, when=when, name=f"deadline:{change.table_id}",
+                self._deadline_job, when=(when - now).total_seconds(), name=f"deadline:{change.table_id}",
                 data=(change.table_id, change.version))
 
     def _track(self, coro: Any) -> None:
@@ -219,10 +229,11 @@ class TelegramBot:
         await self._fire_due(table_id, version)
 
     async def _sweep(self, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """Overdue deadlines (after a restart, or a missed job) are fired here, once; the
-        newest update fetched is noted (see ``too_old``); old rows go (hourly)."""
+        """Overdue deadlines (after a restart, or a missed job) and Stammtisch evenings' steps
+        are fired here, once; the newest update fetched is noted (see ``too_old``); old rows go (hourly)."""
         for table_id, version in await self._db(self.service.due):
             await self._fire_due(table_id, version)
+        await self._db(self.service.fire_evenings)  # Stammtisch evenings' steps, each once
         newest = getattr(self.app.bot, "newest", None)
         if newest is not None and newest != self._saved_newest:
             await self._db(put_value, self.service.engine, NEWEST_KEY,
@@ -230,18 +241,25 @@ class TelegramBot:
             self._saved_newest = newest
         await asyncio.to_thread(self.service.sweep_old)
         await self._db(self.service.catch_up_stats)
+        await self._db(self.service.post_daily, PLATFORM)
 
     def _forbidden(self, chat: str) -> None:
         if not chat.startswith("-"):
             self.service.forget_private_chat(PLATFORM, chat)
 
     # ------------------------------------------------------------------ updates
+    async def _thread_gone(self, chat: str, thread: str) -> None:
+        """Telegram refused a message into a closed or deleted forum topic: its table ends."""
+        await self._db(self.service.thread_gone, PLATFORM, chat, thread)
+
     @staticmethod
     def _refs(update: Update, is_admin: bool = False) -> tuple[ChatRef, UserRef]:
         chat, user = update.effective_chat, update.effective_user
         assert chat is not None and user is not None
-        return refs(chat.id, chat.type, chat.title, user.id, user.first_name, user.last_name,
-                    user.username, user.language_code, is_admin)
+        chat_ref, user_ref = refs(chat.id, chat.type, chat.title, user.id, user.first_name,
+                                  user.last_name, user.username, user.language_code, is_admin)
+        thread = topic_of(bool(chat.is_forum), update.effective_message)
+        return (replace(chat_ref, thread=thread) if thread else chat_ref), user_ref
 
     async def _is_admin(self, update: Update) -> bool:
         chat, user = update.effective_chat, update.effective_user
@@ -259,7 +277,9 @@ class TelegramBot:
             return
         name = message.text.split()[0].lstrip("/").split("@")[0].lower()
         args = " ".join(context.args or [])
-        admin = name in ("stop", "language") and await self._is_admin(update)
+        # (an evening's ``ende``/``absagen``/``zone`` are also for the group's admins)
+        admin = (name in ("stop", "language") or name in ("abend", "evening") and bool(args)) \
+            and await self._is_admin(update)
         chat_ref, user = self._refs(update, admin)
         outcome = await self._db(self.service.command, chat_ref, user, name, args,
                                  str(update.update_id))
@@ -299,6 +319,9 @@ class TelegramBot:
 
     async def _press(self, chat_ref: ChatRef, user: UserRef, data: buttons.Press | str,
                      update_key: str) -> Outcome:
+        if isinstance(data, buttons.Press) and data.code in ("tip", "review"):  # the coach:
+            return await asyncio.to_thread(  # it thinks on a thread, not the loop or a batch
+                self.service.press, chat_ref, user, data, update_key)
         if self.presses is not None:
             return await self.presses.press(chat_ref, user, data, update_key)
         return await self._db(self.service.press, chat_ref, user, data, update_key)
@@ -373,6 +396,16 @@ def _newest(value: str | None) -> tuple[int, float] | None:
         return int(newest), float(when)
     except ValueError:
         return None
+
+
+def topic_of(is_forum: bool, message: Any) -> str | None:
+    """The forum topic a message was written in (its ``message_thread_id``), ``None`` for the
+    General topic and outside forums: an ordinary supergroup gives reply chains a thread id
+    too, and a message sent there with it would be refused."""
+    if not is_forum or message is None or not getattr(message, "is_topic_message", False):
+        return None
+    thread = getattr(message, "message_thread_id", None)
+    return str(thread) if thread else None
 
 
 def refs(chat_id: int, chat_type: str | None, title: str | None, user_id: int,

@@ -9,10 +9,11 @@ on ``RetryAfter`` and network errors, and treats "message is not modified" as su
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from telegram import (
@@ -48,6 +49,11 @@ __all__ = ["OutboxSender", "TelegramTransport", "keyboard", "mentions"]
 
 log = logging.getLogger(__name__)
 _NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+# the forum topic of the item being delivered (per asyncio task: each chat is served by one)
+_THREAD: contextvars.ContextVar[str | None] = contextvars.ContextVar("tg_thread", default=None)
+# what Telegram answers a message into a forum topic that is closed or deleted
+_TOPIC_GONE = ("message thread not found", "topic_closed", "topic_deleted")
+TOPIC_GONE_FOR = 60.0  # seconds a refusing topic is not tried again
 
 
 def _button(label: str, data: str) -> InlineKeyboardButton:
@@ -64,7 +70,8 @@ def keyboard(rows: list[list[list[str]]]) -> InlineKeyboardMarkup | None:
     return InlineKeyboardMarkup([[_button(label, data) for label, data in row] for row in rows])
 
 
-_MENTION = re.compile(r"\[([^\[\]]+)\]\((tg://user\?id=\d+)\)")
+# (and the links of private reminders to a supergroup's table message)
+_MENTION = re.compile(r"\[([^\[\]]+)\]\((tg://user\?id=\d+|https://t\.me/c/\d+/\d+)\)")
 
 
 def _u16(text: str) -> int:
@@ -94,10 +101,19 @@ def mentions(text: str) -> tuple[str, list[MessageEntity] | None]:
 class TelegramTransport:
     """The Bot API calls behind an outbox item, with Telegram's errors mapped."""
 
-    def __init__(self, bot: Bot, on_forbidden: Callable[[str], None] | None = None) -> None:
+    def __init__(self, bot: Bot, on_forbidden: Callable[[str], None] | None = None,
+                 on_thread_gone: Callable[[str, str], Awaitable[None]] | None = None) -> None:
         self.bot = bot
         self.on_forbidden = on_forbidden
+        self.on_thread_gone = on_thread_gone  # a forum topic refused a message: (chat, topic)
         self._may_pin: dict[str, bool] = {}  # per chat, once asked
+        # (chat, topic) → when it refused a message (monotonic): for a while nothing more is
+        # tried there (a topic opened again takes messages again once that is past)
+        self._gone: dict[tuple[str, str], float] = {}
+
+    def begin(self, item: Item) -> None:
+        """The forum topic of the item about to be delivered (``message_thread_id``)."""
+        _THREAD.set(item.thread)
 
     async def _call(self, chat: str, coro_factory):  # type: ignore[no-untyped-def]
         try:
@@ -116,6 +132,9 @@ class TelegramTransport:
                 return None
             if "message to edit not found" in text or "message can't be edited" in text:
                 raise MessageGone(str(exc)) from exc
+            thread = _THREAD.get()
+            if thread is not None and any(s in text for s in _TOPIC_GONE):
+                await self._topic_gone(chat, thread)  # (its table ends)
             raise Permanent(str(exc)) from exc
         except NetworkError as exc:  # includes TimedOut and 5xx answers
             raise Retry(2.0, f"network: {exc}") from exc
@@ -124,10 +143,32 @@ class TelegramTransport:
 
     async def send(self, chat: str, text: str, rows: list[list[list[str]]]) -> str:
         text, entities = mentions(text)
+        thread = _THREAD.get()
+        if thread is not None and self._refused(chat, thread):
+            raise Permanent(f"topic {thread} is closed or deleted")
         msg = await self._call(chat, lambda: self.bot.send_message(
             int(chat), text, entities=entities, reply_markup=keyboard(rows),
-            link_preview_options=_NO_PREVIEW))
+            link_preview_options=_NO_PREVIEW,
+            message_thread_id=int(thread) if thread is not None else None))
         return str(msg.message_id)
+
+    def _refused(self, chat: str, thread: str) -> bool:
+        when = self._gone.get((chat, thread))
+        return when is not None and time.monotonic() - when < TOPIC_GONE_FOR
+
+    async def _topic_gone(self, chat: str, thread: str) -> None:
+        """A forum topic refused a message: remembered for a while (nothing more is tried
+        there) and told once (its table ends)."""
+        if self._refused(chat, thread):
+            return
+        self._gone[(chat, thread)] = time.monotonic()
+        log.info("chat %s: topic %s is closed or deleted", chat, thread)
+        if self.on_thread_gone is not None:
+            try:
+                await self.on_thread_gone(chat, thread)
+            except Exception:  # (the table ends when the next message meets the topic)
+                self._gone.pop((chat, thread), None)
+                log.exception("chat %s: ending the tables of topic %s failed", chat, thread)
 
     async def edit(self, chat: str, message_id: str, text: str,
                    rows: list[list[list[str]]]) -> None:
@@ -253,6 +294,7 @@ class OutboxSender:
                 if time.monotonic() > claim.until:  # the lease runs out soon: next pass
                     waits.append(0.0)
                     break
+                self.transport.begin(item)
                 message_id, error = await deliver_async(item, self.transport)
                 shown.after(item, message_id, error)
                 calls.setdefault(item.chat, []).append(time.time())  # (the limits count it)

@@ -1,5 +1,6 @@
 """The Mini App's HTTP side (aiohttp): the page, a person's view of a table, what a selection
-would play, a move, and the live views (server-sent events). See docs/webapp-api.md.
+would play, a move, the live views (server-sent events) and a finished round's replay (to the
+people who sat at the table only). See docs/webapp-api.md.
 
 Every API request carries Telegram's ``initData`` (header ``X-Telegram-Init-Data``, or the
 ``initData`` query parameter where a header can't be set); the user is taken only from it (401
@@ -33,6 +34,7 @@ from ..service import ChatRef, NotYourTable, Service, UserRef
 from .initdata import MAX_AGE, InvalidInitData, WebAppUser, validate
 from .links import table_key
 from .live import MAX_STREAMS, Full, Hub, Listener
+from .replay import NoRound, render_replay
 from .view import PLATFORM, Loaded, describe, render
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -114,6 +116,24 @@ def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE,
         loaded = read(user, table)
         return None if loaded is None else render(loaded)
 
+    def replay_of(user: WebAppUser, key: int | str, number: int | None) -> dict[str, Any]:
+        """A finished round with every hand open, for a person who sat at the table only
+        (403 for anybody else, 409 for a round not over, 404 for no table)."""
+        lang = pick_language(None, user.language_code, service.settings.default_language)
+        try:
+            got = service.replay_sight(PLATFORM, str(user.id), user.language_code, key)
+        except NotYourTable:
+            raise web.HTTPForbidden(
+                text=_dumps({"error": "not your table", "text": tr(lang, "rp.not_yours")}),
+                content_type="application/json") from None
+        if got is None:
+            raise web.HTTPNotFound(text="no table")
+        try:
+            return render_replay(*got, number)
+        except NoRound as exc:
+            raise web.HTTPConflict(text=_dumps({"error": "not over", "text": str(exc)}),
+                                   content_type="application/json") from None
+
     def signed(handler: Handler) -> Handler:
         """An API handler: the request's user from its initData, else 401 (the page and its
         files need none: there are no secrets in them)."""
@@ -132,6 +152,15 @@ def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE,
         view = await asyncio.to_thread(view_of, user, _table_param(request, user))
         if view is None:
             raise web.HTTPNotFound(text="no table")
+        return web.json_response(view, dumps=_dumps)
+
+    async def replay(request: web.Request) -> web.Response:
+        user = request[_USER]
+        key, raw = _table_param(request, user), request.query.get("r")
+        if key is None or (raw is not None and not (raw.isascii() and raw.isdigit()
+                                                    and 0 < len(raw) < 5)):
+            raise web.HTTPBadRequest(text="t: a table; r: a round's number")
+        view = await asyncio.to_thread(replay_of, user, key, int(raw) if raw else None)
         return web.json_response(view, dumps=_dumps)
 
     async def select(request: web.Request) -> web.Response:
@@ -244,7 +273,8 @@ def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE,
     api = [app.router.add_get("/api/table", signed(table)).resource,
            app.router.add_post("/api/select", signed(select)).resource,
            app.router.add_post("/api/move", signed(move)).resource,
-           app.router.add_get("/api/events", signed(events)).resource]
+           app.router.add_get("/api/events", signed(events)).resource,
+           app.router.add_get("/api/replay", signed(replay)).resource]
     app.router.add_get("/", index)
     static = app.router.add_static("/static", STATIC)
     app.on_startup.append(on_startup)

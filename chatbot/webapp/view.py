@@ -23,6 +23,7 @@ from ..presenters import presenter
 from ..service import TableSight
 from ..views import render_private
 from .boards import BOARDS, codes
+from .replay import offer
 
 PLATFORM = "telegram"
 MAX_SELECTED = 20  # more cards than any hand holds: refused before the engine sees them
@@ -99,13 +100,14 @@ def render(loaded: Loaded) -> dict[str, Any]:
         "middle": {"label": "", "cards": [], "text": None, "stack": None},
         "hand": [], "selectable": [], "moves": [], "lines": [], "result": None,
         "over": table.fsm_state in (fsm.FINISHED, fsm.ABANDONED), "texts": texts,
-        "next_table": loaded.next_table, "now": time.time()}
+        "next_table": loaded.next_table, "now": time.time(), "replay": None}
     model = loaded.model
     view = render_private(table, seats, model, seat, lang, single=table.is_private,
                           where=loaded.where)
     out["lines"] = view.text.split("\n")
     out["moves"] = _moves(view.rows)
     state = model.engine_state
+    out["replay"] = offer(table, state, seat is not None, lang)
     names = [s.name for s in seats]
     if state is None or table.fsm_state == fsm.LOBBY:
         out["players"] = [_player(s, None, "", False, False, seat) for s in seats]

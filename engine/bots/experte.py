@@ -171,6 +171,7 @@ class Experte:
         if best != 0 and 0 in active and not _clearly_better(values[best], values[0], KEEP_Z):
             best = 0  # the prior's choice, unless another move is clearly better
         self.last_stats = {"means": [round(sum(v) / len(v), 3) if v else None for v in values],
+                           "codes": [c.code for c in cands],
                            "proposals": self._proposals, "worlds": worlds, "rollouts": rollouts,
                            "candidates": k,
                            "left": len(active), "seconds": clock() - start}

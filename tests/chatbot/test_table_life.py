@@ -222,7 +222,8 @@ def test_resigning_a_private_game_asks_first_and_counts_as_a_loss(h: Harness, us
     text = _text(h, chat, table_id)
     assert tr(lang, "tl.resigned") in text
     assert tr(lang, "winners", names="🤖 Anna, 🤖 Bernd") in text
-    assert _labels(h, chat, table_id) == [tr(lang, "play_again")]
+    assert _labels(h, chat, table_id) == [tr(lang, "play_again"), tr(lang, "co.same"),
+                                          tr(lang, "co.review")]  # (tips: on against Anfänger)
     with Session(h.engine) as session:
         result = session.exec(select(Result).where(Result.table_id == table_id)).one()
     assert result.winners == [1, 2]

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import os
 import signal
+from typing import Any
 
+import pytest
 from sqlalchemy.engine import Engine
 
 import fsm
-from chatbot.service import cpu
+from chatbot.service import Settings, cpu
 from engine import GAMES
-from tests.chatbot.service.harness import ALICE, Harness, private
+from tests.chatbot.service.harness import ALICE, Harness, private, until_human_moves
 from tests.conftest import FakeClock
 
 
@@ -77,3 +79,40 @@ def test_no_workers_thinks_on_the_calling_thread(db_engine: Engine, clock: FakeC
     _until_a_cpu_moved(h, table_id)
     assert 0 not in cpu._POOLS
     assert h.service.decisions.load() >= 1.0
+
+
+def test_a_hint_thinks_in_the_pool_too(db_engine: Engine, clock: FakeClock,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The coach's "💡 Tip" thinks where the Experte's moves are thought (issue 41), with the
+    same budget; the press's transaction only says the hint."""
+    h = Harness(db_engine, clock, cpu_delay=0, experte_budget=0.02, cpu_workers=1)
+    thought: list[str] = []
+    real = cpu.Decisions._think
+
+    def spy(self: cpu.Decisions, work: Any, args: tuple[Any, ...]) -> Any:
+        thought.append(work.__name__)
+        return real(self, work, args)
+    monkeypatch.setattr(cpu.Decisions, "_think", spy)
+    out = h.command(private(ALICE), ALICE, "new", "schwimmen 2 anfaenger")
+    table_id = out.table_id
+    assert table_id
+    shown = until_human_moves(h, table_id)  # (a round that ended on the deal: dealt on)
+    out = h.press(private(ALICE), ALICE, shown["tip"])
+    assert out.ok, out.text
+    assert thought == ["advice_from_json"]
+    assert h.table(table_id).options["tip"]["code"] in shown
+
+
+def test_a_review_thinks_its_positions_in_the_pool_at_once() -> None:
+    """The review's positions go to the pool's workers together, each with its share of the
+    budget, and come back in order, each about its own position."""
+    game = GAMES["schwimmen"]
+    states = [game.new_game(3, {}, seed) for seed in (7, 8, 9)]
+    states = [s for s in states if game.to_act(s) is not None]
+    decisions = cpu.Decisions(Settings(experte_budget=0.04, cpu_workers=1))
+    positions = [(game.to_json(s), game.to_act(s), "pass") for s in states]
+    advices = decisions.advise_many("schwimmen", positions, share=0.5)  # type: ignore[arg-type]
+    assert len(advices) == len(states)
+    for state, advice in zip(states, advices, strict=True):
+        assert advice.code in {a.code for a in game.legal_actions(state)}
+    assert decisions.thinking == 0

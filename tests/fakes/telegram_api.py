@@ -25,7 +25,9 @@ sends for ``chat_id``, ``reply_markup``, ``commands``, ...). Implemented methods
 close, getUpdates, setWebhook, deleteWebhook, getWebhookInfo, sendMessage, sendChatAction,
 editMessageText, editMessageReplyMarkup, deleteMessage, deleteMessages, answerCallbackQuery,
 setMyCommands, getMyCommands, deleteMyCommands, getChat, getChatMember, leaveChat,
-pinChatMessage, unpinChatMessage, setMyName, setMyDescription, setMyShortDescription.
+pinChatMessage, unpinChatMessage, setMyName, setMyDescription, setMyShortDescription,
+createForumTopic, closeForumTopic, reopenForumTopic, deleteForumTopic.
+sendPoll, stopPoll (people answer with ``answer_poll``: a ``poll_answer`` update).
 
 Control API: ``/control/<name>`` (JSON in, ``{"ok": true, "result": ...}`` out), see
 ``FakeBotApi._control``; every endpoint has a Python method of the same name.
@@ -47,6 +49,10 @@ Notes on realism:
   the updates for the registered webhook go round robin to these URLs instead (a failing target
   is skipped for the pause and the update goes to the next one, as a proxy with passive health
   checks does). ``webhook_deliveries()`` records every attempt with its ``target``.
+* Forum supergroups (``make_forum``) and their topics (``create_topic``, ``close_topic``,
+  ``delete_topic``; ``send_text(..., topic=…)``): see ``bot_api/forums.py``. A send into a
+  closed topic gets 400 "Bad Request: TOPIC_CLOSED", into a deleted one or with a thread id
+  outside a forum 400 "Bad Request: message thread not found".
 * Empty getUpdates responses are not recorded in ``calls()`` (``record_empty_polls=True``
   changes that). Call sequence numbers and update ids keep increasing across ``reset()``.
 

@@ -45,6 +45,7 @@ class Msg:
     deleted: bool = False
     versions: list[str] = field(default_factory=list)
     reactions: set[str] = field(default_factory=set)
+    relates: dict[str, Any] = field(default_factory=dict)  # its m.relates_to (a thread's)
 
     @property
     def first_line(self) -> str:
@@ -136,7 +137,8 @@ class Person:
                     target.versions.append(target.body)
                 return
             msg = Msg(event.event_id, event.sender, event.server_timestamp, event.body,
-                      content.get("formatted_body", ""), encrypted, versions=[event.body])
+                      content.get("formatted_body", ""), encrypted, versions=[event.body],
+                      relates=dict(relates))
             msgs.append(msg)
             self.by_id[msg.event_id] = msg
         elif isinstance(event, RedactionEvent):
@@ -176,10 +178,18 @@ class Person:
         return None
 
     # ------------------------------------------------------------------ acting
-    async def say(self, room_id: str, body: str, reply_to: str | None = None) -> str:
+    async def say(self, room_id: str, body: str, reply_to: str | None = None,
+                  thread: str | None = None, fallback: str | None = None) -> str:
+        """A message (``reply_to``: answering that one); in a ``thread`` as Element writes
+        one there: its reply fallback names ``fallback`` (the thread's newest event) unless
+        it answers ``reply_to``."""
         content: dict[str, Any] = {"msgtype": "m.text", "body": body}
         if reply_to:
             content["m.relates_to"] = {"m.in_reply_to": {"event_id": reply_to}}
+        if thread:
+            content["m.relates_to"] = {
+                "rel_type": "m.thread", "event_id": thread, "is_falling_back": not reply_to,
+                "m.in_reply_to": {"event_id": reply_to or fallback or thread}}
         resp = await self.client.room_send(room_id, "m.room.message", content,
                                            ignore_unverified_devices=True)
         assert isinstance(resp, RoomSendResponse), resp

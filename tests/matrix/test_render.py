@@ -21,6 +21,7 @@ from chatbot.matrix.render import (
     choices,
     find_choices,
     language_of,
+    mentions,
     norm_key,
     numbered,
     parse,
@@ -153,8 +154,8 @@ class _Bot(InputsMixin):
     def _applied(self, key: str) -> bool:
         return key in self.applied
 
-    async def _sender_of(self, room_id: str, event_id: str) -> str | None:
-        return "@anna:x" if event_id == "$annas" else "@tina:x"
+    async def _origin(self, room_id: str, event_id: str) -> tuple[str | None, str | None]:
+        return ("@anna:x" if event_id == "$annas" else "@tina:x"), None
 
     async def _read(self, room_id: str, sender: str, key: str, content: dict[str, Any],
                     edit: bool = False) -> None:
@@ -178,6 +179,14 @@ def test_pills_and_m_mentions_name_the_bot() -> None:
     assert bot._mentioned({"body": "Tina 3", "format": "org.matrix.custom.html",
                            "formatted_body": other, "m.mentions": {"user_ids": ["@tina:x"]}}) \
         == (False, ())
+
+
+def test_a_reminders_link_to_the_group_room_is_a_link_not_a_mention() -> None:
+    text = "⏰ Du bist am Zug in „[Runde](https://matrix.to/#/!abc:x/$ev1)“ – [Tina](https://matrix.to/#/@tina:x)"
+    body, html = render(text, [])
+    assert body == "⏰ Du bist am Zug in „Runde“ – Tina"
+    assert '<a href="https://matrix.to/#/!abc:x/$ev1">Runde</a>' in html
+    assert mentions(text) == ["@tina:x"]  # (the room is no one to notify)
 
 
 def test_an_edit_is_read_anew_unless_the_message_was_applied() -> None:

@@ -55,6 +55,7 @@ from .harness import (
 # Table buttons that are no move and no selection step (lobby, "my cards", "next round" …).
 TABLE_UI = {*UI, "next"}
 POLL = 0.005  # seconds between two looks at a message while a private game is played
+COACH = ("tip", "review")  # the coach's buttons: no moves
 _CARD = re.compile(r"(?<![0-9A-Za-z])(10|[2-9JQKA])([♣♠♥♦])")
 
 
@@ -94,7 +95,8 @@ class Chooser:
 
     def choose(self, msg: dict, table_id: int) -> str:
         """The callback data to press next (the message shows this person's turn)."""
-        found = turn_codes(msg, table_id)
+        # (the coach's "💡 Tip" is no move: against the Anfänger it is under every turn)
+        found = {c: d for c, d in turn_codes(msg, table_id).items() if c not in COACH}
         assert found, f"no move on {msg.get('text')!r}"
         code = self._scat(found) if self.game == "scat" else self._plays(msg, found)
         self.last = code

@@ -21,6 +21,13 @@ def test_mention_offsets_count_utf16_units() -> None:
         [(5, 3, "tg://user?id=1"), (13, 2, "tg://user?id=2")]
 
 
+def test_a_reminders_link_to_the_group_table_message_becomes_a_text_link() -> None:
+    text, entities = mentions("⏰ Du bist am Zug in „[Stammtisch](https://t.me/c/123/45)“")
+    assert text == "⏰ Du bist am Zug in „Stammtisch“"
+    assert entities == [MessageEntity(MessageEntity.TEXT_LINK, 21, 10,
+                                      url="https://t.me/c/123/45")]
+
+
 def test_text_without_mentions_is_left_alone() -> None:
     for text in ("Runde 1 vorbei", "[x](https://example.org)", "[](tg://user?id=3)"):
         assert mentions(text) == (text, None)
@@ -62,3 +69,50 @@ def test_without_a_configured_secret_every_process_derives_the_same_one() -> Non
     assert set(a) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
     assert webhook_secret(None, "124:ABD") != a
     assert webhook_secret("configured", "123:ABC") == "configured"
+
+
+def test_a_topic_that_refuses_a_message_is_told_once_and_not_tried_again() -> None:
+    """Forum topics: a view goes to its topic (``message_thread_id``); a closed topic's
+    refusal ends its table (told once) and nothing more is sent there for a while."""
+    import asyncio
+
+    from chatbot.delivery import Item, Permanent
+    from chatbot.telegram.sender import TelegramTransport
+    from tests.fakes.ptb_helpers import make_bot
+    from tests.fakes.telegram_api import FakeBotApi
+
+    forum = -1001000000999
+    told: list[tuple[str, str]] = []
+
+    async def gone(chat: str, thread: str) -> None:
+        told.append((chat, thread))
+
+    def item(n: int, thread: str | None) -> Item:
+        return Item(id=n, chat=str(forum), slot=None, repost=False, text=f"m{n}", rows=[],
+                    message_id=None, unchanged=False, thread=thread)
+
+    async def scenario(fake: FakeBotApi) -> list[str]:
+        async with make_bot(fake) as bot:
+            transport = TelegramTransport(bot, on_thread_gone=gone)
+            transport.begin(item(1, str(topic)))
+            sent = [await transport.send(str(forum), "in the topic", [])]
+            fake.close_topic(forum, topic)
+            errors = []
+            for n in (2, 3):
+                transport.begin(item(n, str(topic)))
+                with pytest.raises(Permanent) as exc:
+                    await transport.send(str(forum), f"m{n}", [])
+                errors.append(str(exc.value))
+            transport.begin(item(4, None))  # (the General topic still takes messages)
+            sent.append(await transport.send(str(forum), "general", []))
+            return errors + sent
+
+    with FakeBotApi("123:ABC") as fake:
+        fake.make_forum(forum)
+        topic = fake.create_topic(forum, "Tisch", user_id=5)
+        out = asyncio.run(scenario(fake))
+        sends = fake.calls("sendMessage")
+    assert told == [(str(forum), str(topic))]
+    assert "Topic_closed" in out[0] and "closed or deleted" in out[1]
+    assert [(c["params"].get("message_thread_id"), c["status"]) for c in sends] == \
+        [(topic, 200), (topic, 400), (None, 200)]

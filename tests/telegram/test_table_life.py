@@ -219,11 +219,11 @@ _PRIVATE = {
     "en": ("🏳 Resign", "🏳 Really resign? The game ends and counts as a loss.",
            ["Yes, resign", "Cancel"], "Carry on.",
            "🏳 You resigned – the game counts as a loss.",
-           "🏆 Winners: 🤖 Anna, 🤖 Bernd", "Play again"),
+           "🏆 Winners: 🤖 Anna, 🤖 Bernd", ["Play again", "🔁 Same cards"]),
     "de": ("🏳 Aufgeben", "🏳 Wirklich aufgeben? Das Spiel endet und zählt als verloren.",
            ["Ja, aufgeben", "Abbrechen"], "Weiter geht's.",
            "🏳 Du hast aufgegeben – das Spiel zählt als verloren.",
-           "🏆 Gewinner: 🤖 Anna, 🤖 Bernd", "Nochmal spielen"),
+           "🏆 Gewinner: 🤖 Anna, 🤖 Bernd", ["Nochmal spielen", "🔁 Gleiche Karten"]),
 }
 
 
@@ -255,7 +255,7 @@ def _resign_privately(fake: FakeBotApi, db: Db, user: int, name: str, lang: str)
     ask = _wait_text(fake, user, mid, ask_text)
     assert _tap(fake, user, user, mid, codes(ask)["resign.y"], lang) == resigned
     over = _wait_text(fake, user, mid, resigned, winners)
-    assert _rows(over) == [[again]]
+    assert _rows(over) == [again]  # (against Normal: no tips, no review)
     result = fake.wait_for(lambda: db.result(table_id), WAIT, message="the result")
     standings = result["standings"]
     if isinstance(standings, str):

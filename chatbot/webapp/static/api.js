@@ -33,6 +33,15 @@ export function makeApi(initData) {
       }
       return data;
     },
+    /** A finished round with every hand open (round null: the last); ApiError otherwise. */
+    async replay(tableId, round) {
+      const r = round ? `&r=${encodeURIComponent(round)}` : "";
+      const { status, data } = await call("GET", `api/replay?t=${encodeURIComponent(tableId)}${r}`);
+      if (status !== 200) {
+        throw new ApiError(status, typeof data === "string" ? data : (data && data.text) || "");
+      }
+      return data;
+    },
     /** What the selected cards are: {text, move}. */
     async select(table, version, cards) {
       const { status, data } = await call("POST", "api/select", { table, version, cards });

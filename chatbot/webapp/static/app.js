@@ -3,6 +3,7 @@
 
 import { ApiError, makeApi, newKey } from "./api.js";
 import { back, face, label } from "./cards.js";
+import { closeReplay, openReplay, replayOpen, setupReplay } from "./replay.js";
 
 const tg = (window.Telegram && window.Telegram.WebApp) || null;
 const inTelegram = !!tg && tg.platform !== "unknown";
@@ -83,6 +84,10 @@ async function start() {
   document.addEventListener("click", onClick);
   $("play").addEventListener("click", onPlay);
   $("clear").addEventListener("click", onBack);
+  $("replay-open").addEventListener("click", () => {
+    if (S.view && S.view.replay) openReplay(tableKey(S.view), S.view.replay.round);
+  });
+  setupReplay(api.replay, (err) => toast(err.message || FALLBACK.error), updateControls);
   window.addEventListener("resize", layoutHand);
   setInterval(tick, 1000);
   let view;
@@ -99,6 +104,8 @@ async function start() {
   setOnline(true);
   applyView(view);
   S.stopEvents = api.events(tableKey(view), applyView, setOnline);
+  const asked = new URLSearchParams(location.search).get("r"); // the chat's "replay in the app"
+  if (asked && /^[0-9]{1,4}$/.test(asked)) openReplay(tableKey(view), Number(asked));
 }
 
 function showError(err) {
@@ -384,7 +391,9 @@ async function askSelection() {
 }
 
 function onBack() {
-  if (S.selected.length) {
+  if (replayOpen()) {
+    closeReplay();
+  } else if (S.selected.length) {
     S.selected = [];
     for (const el of document.querySelectorAll(".card.on")) {
       el.classList.remove("on");
@@ -414,7 +423,7 @@ function updateControls() {
   $("seltext").dataset.ready = any && !S.sel ? "0" : "1"; // (an answer is on its way)
   $("seltext").classList.toggle("bad", any && !!S.sel && !move);
   const label = move ? move.label : (t.play || FALLBACK.play);
-  const show = any || (can && !!(v.turn && v.turn.yours));
+  const show = (any || (can && !!(v.turn && v.turn.yours))) && !replayOpen();
   const enabled = !!move && !S.busy;
   if (inTelegram) {
     const mb = tg.MainButton;
@@ -433,7 +442,7 @@ function updateControls() {
       mb.hide();
     }
     if (tg.isVersionAtLeast("6.1")) {
-      if (any) tg.BackButton.show(); else tg.BackButton.hide();
+      if (any || replayOpen()) tg.BackButton.show(); else tg.BackButton.hide();
     }
   } else {
     const b = $("play");
@@ -444,6 +453,8 @@ function updateControls() {
     $("clear").textContent = t.clear || "✕";
   }
   for (const b of document.querySelectorAll("button.move")) b.disabled = S.busy;
+  $("replay-open").hidden = !v.replay;
+  $("replay-open").textContent = v.replay ? v.replay.label : "";
 }
 
 async function play(code) {

@@ -260,6 +260,7 @@ class _Control:
                     "chat_title",
                     "reply_to_message_id",
                     "update_id",
+                    "topic",
                 )
                 if k in data
             }
@@ -278,6 +279,12 @@ class _Control:
                 seed=int(data.get("seed", 0)),
             )
             return {"update_id": uid}
+        if name == "answer_poll":
+            return {"update_id": self.answer_poll(
+                int(data["user_id"]), str(data["poll_id"]), list(data.get("option_ids") or []),
+                user_first_name=data.get("user_first_name"), update_id=data.get("update_id"))}
+        if name == "poll":
+            return self.poll(str(arg("poll_id")))
         if name == "press":
             kwargs = {
                 k: data[k]
@@ -337,6 +344,17 @@ class _Control:
             return True
         if name == "state":
             return self.state()
+        if name == "make_forum":
+            return self.make_forum(int(data["chat_id"]), data.get("title"))
+        if name == "create_topic":
+            user = data.get("user_id")
+            return self.create_topic(int(data["chat_id"]), str(data["name"]),
+                                     int(user) if user is not None else None)
+        if name in ("close_topic", "reopen_topic", "delete_topic"):
+            getattr(self, name)(int(data["chat_id"]), int(data["thread"]))
+            return True
+        if name == "topics":
+            return {str(t): v for t, v in self.topics(arg("chat_id", conv=int)).items()}
         raise _UnknownControl(name)
 
 

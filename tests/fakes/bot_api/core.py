@@ -10,8 +10,10 @@ import time
 from typing import Any
 
 from tests.fakes.bot_api.control import _Control
+from tests.fakes.bot_api.forums import _Forums
 from tests.fakes.bot_api.methods import _BotMethods
 from tests.fakes.bot_api.objects import _Objects
+from tests.fakes.bot_api.polls import _Polls
 from tests.fakes.bot_api.records import _FailRule, _Msg, _Pending
 from tests.fakes.bot_api.servers import _AioServer, _Handler, _Server
 from tests.fakes.bot_api.updates import _UpdateControl
@@ -23,7 +25,8 @@ from tests.fakes.bot_api.wire import _API_PATH, _DISCONNECT, ApiError, decode_pa
 # The fake
 
 
-class FakeBotApi(_Objects, _BotMethods, _WebhookDelivery, _UpdateControl, _Control, _WaitMixin):
+class FakeBotApi(_Objects, _BotMethods, _Forums, _Polls, _WebhookDelivery, _UpdateControl,
+                 _Control, _WaitMixin):
     """In-process fake Telegram Bot API server. All methods are thread-safe."""
 
     def __init__(
@@ -102,8 +105,10 @@ class FakeBotApi(_Objects, _BotMethods, _WebhookDelivery, _UpdateControl, _Contr
         self._started: set[int] = set()
         self._users: dict[int, dict] = {}
         self._chats: dict[int, dict] = {}
+        self._topics: dict[int, dict[int, dict]] = {}  # forum chat -> thread id -> its state
         self._queries: dict[str, dict] = {}
         self._bot_profile: dict[str, str] = {}
+        self._poll_objs: dict[str, dict] = {}  # poll id -> chat, message, poll, votes
 
     # ---------------------------------------------------------------- lifecycle
 

@@ -147,6 +147,7 @@ class _BotMethods:
     def _api_sendMessage(self, p: dict) -> dict:
         chat_id = self._chat_id(p)
         self._check_can_send(chat_id)
+        thread = self._send_thread(chat_id, p)
         raw, mode, text, entities = self._text(p)
         markup = _check_markup(p.get("reply_markup"))
         reply_to = None
@@ -174,7 +175,8 @@ class _BotMethods:
             raw_text=raw,
             parse_mode=mode,
             reply_markup=copy.deepcopy(markup),
-            reply_to=reply_to,
+            reply_to=reply_to if reply_to is not None else thread,  # (a topic's first)
+            thread=thread,
         )
         self._store(m)
         return self._message_json(m)
@@ -182,6 +184,7 @@ class _BotMethods:
     def _api_sendChatAction(self, p: dict) -> bool:
         chat_id = self._chat_id(p)
         self._check_can_send(chat_id)
+        self._send_thread(chat_id, p)
         if not p.get("action"):
             raise ApiError(400, "Bad Request: action is empty")
         return True

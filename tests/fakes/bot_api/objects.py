@@ -78,6 +78,8 @@ class _Objects:
                 "type": chat_type,
                 "title": title or old_title or f"Stammtisch Test {abs(chat_id)}",
             }
+            if chat_id in self._topics:
+                chat["is_forum"] = True
         self._chats[chat_id] = chat
         return dict(chat)
 
@@ -92,6 +94,7 @@ class _Objects:
         }
         if m.edit_date is not None:
             d["edit_date"] = m.edit_date
+        self._thread_fields(m, d, m.chat_id in self._topics)
         if with_reply and m.reply_to is not None:
             replied = self._msgs.get(m.chat_id, {}).get(m.reply_to)
             if replied is not None and not replied.deleted:
@@ -121,6 +124,7 @@ class _Objects:
             "date": m.date,
             "edit_date": m.edit_date,
             "reply_to_message_id": m.reply_to,
+            "message_thread_id": m.thread,
         }
 
     def _new_message_id(self, chat_id: int) -> int:

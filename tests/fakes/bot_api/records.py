@@ -28,6 +28,7 @@ class _Msg:
     edit_date: int | None = None
     history: list = field(default_factory=list)
     raw: dict | None = None  # original Message JSON for injected (user) messages
+    thread: int | None = None  # message_thread_id: a forum topic's, or a reply chain's
 
 
 @dataclass

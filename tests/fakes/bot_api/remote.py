@@ -103,6 +103,33 @@ class RemoteFakeBotApi(_WaitMixin):
             },
         )["update_id"]
 
+    def make_forum(self, chat_id: int, title: str | None = None) -> dict:
+        return self._req("make_forum", body={"chat_id": chat_id, "title": title})
+
+    def create_topic(self, chat_id: int, name: str, user_id: int | None = None) -> int:
+        return self._req("create_topic", body={"chat_id": chat_id, "name": name,
+                                               "user_id": user_id})
+
+    def close_topic(self, chat_id: int, thread: int) -> None:
+        self._req("close_topic", body={"chat_id": chat_id, "thread": thread})
+
+    def reopen_topic(self, chat_id: int, thread: int) -> None:
+        self._req("reopen_topic", body={"chat_id": chat_id, "thread": thread})
+
+    def delete_topic(self, chat_id: int, thread: int) -> None:
+        self._req("delete_topic", body={"chat_id": chat_id, "thread": thread})
+
+    def topics(self, chat_id: int) -> dict[int, dict]:
+        return {int(t): v for t, v in self._req("topics", {"chat_id": chat_id}).items()}
+
+    def answer_poll(self, user_id: int, poll_id: str, option_ids: list[int],
+                    **kwargs: Any) -> int:
+        body = {"user_id": user_id, "poll_id": poll_id, "option_ids": option_ids, **kwargs}
+        return self._req("answer_poll", body=body)["update_id"]
+
+    def poll(self, poll_id: str) -> dict | None:
+        return self._req("poll", {"poll_id": poll_id})
+
     def press_newest(self, chat_id: int, user_id: int, **kwargs: Any) -> int | None:
         body = {"chat_id": chat_id, "user_id": user_id, **kwargs}
         return self._req("press_newest", body=body)["update_id"]

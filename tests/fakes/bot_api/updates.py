@@ -99,10 +99,12 @@ class _UpdateControl:
         chat_title: str | None = None,
         reply_to_message_id: int | None = None,
         update_id: int | None = None,
+        topic: int | None = None,
     ) -> int:
         """Inject a text message from a user; a leading /command gets a bot_command entity.
         chat_id > 0 → private chat (type "private"), < 0 → "group" (or "supergroup" for
-        -100… ids) unless chat_type is given. Returns the update_id (the message is stored
+        -100… ids) unless chat_type is given; ``topic``: written in that forum topic (see
+        ``make_forum``, ``create_topic``). Returns the update_id (the message is stored
         with the next message_id of that chat, see ``get_update``/``messages(include_user=True)``)."""
         with self._cond:
             chat_id, user_id = int(chat_id), int(user_id)
@@ -120,6 +122,12 @@ class _UpdateControl:
                 msg["entities"] = [
                     {"type": "bot_command", "offset": 0, "length": _u16len(match.group(0))}
                 ]
+            thread, in_topic, reply_to_message_id = self._thread_of_new(
+                chat_id, topic, reply_to_message_id)
+            if thread is not None:
+                msg["message_thread_id"] = thread
+            if in_topic:
+                msg["is_topic_message"] = True
             if reply_to_message_id is not None:
                 replied = self._msgs.get(chat_id, {}).get(int(reply_to_message_id))
                 if replied is not None:
@@ -138,6 +146,7 @@ class _UpdateControl:
                     raw_text=text,
                     reply_to=reply_to_message_id,
                     raw=copy.deepcopy(msg),
+                    thread=thread,
                 )
             )
             return self._enqueue({"message": msg}, update_id)

@@ -1,0 +1,162 @@
+"""The daily deal (issue 41): one deal per game and day, the same for everybody; the first try
+of a day counts, another is practice; a group's ranking of its members (place, then score,
+then time); yesterday's winners posted once in the morning, also after a restart — on
+SQLite and PostgreSQL with a simulated clock and time zones."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from sqlmodel import Session, select
+
+from chatbot.buttons import encode
+from chatbot.service import UserRef
+from chatbot.service.daily import daily_seed, local_day
+from storage.models import DailyEntry, Player, Result
+from storage.retention import Retention, sweep
+from tests.chatbot.service.harness import (
+    ALICE,
+    BOB,
+    CAROL,
+    GROUP,
+    Harness,
+    assert_brief_refusal,
+    play_private_to_the_end,
+    private,
+)
+from tests.conftest import make_service
+
+EVE = UserRef("eve", "Eve", language="en")
+
+
+def _daily(h: Harness, user: UserRef, game: str = "schwimmen") -> int:
+    out = h.command(private(user), user, "tagesspiel", game)
+    assert out.ok and out.table_id, out.text
+    return out.table_id
+
+
+def test_the_seed_is_the_days_and_the_games() -> None:
+    day = date(2030, 1, 7)
+    assert daily_seed("schwimmen", day) == daily_seed("schwimmen", date(2030, 1, 7))
+    assert daily_seed("schwimmen", day) != daily_seed("schwimmen", day + timedelta(days=1))
+    assert daily_seed("schwimmen", day) != daily_seed("scat", day)
+    # 23:30 UTC: already tomorrow in Berlin, still today in New York
+    late = datetime(2030, 1, 7, 23, 30, tzinfo=UTC)
+    assert local_day(ZoneInfo("Europe/Berlin"), late) == date(2030, 1, 8)
+    assert local_day(ZoneInfo("America/New_York"), late) == date(2030, 1, 7)
+
+
+def test_everybody_gets_the_same_cards_and_a_new_deal_the_next_day(h: Harness) -> None:
+    a, b = _daily(h, ALICE), _daily(h, BOB)
+    ta, tb = h.table(a), h.table(b)
+    assert ta.seed == tb.seed == daily_seed("schwimmen", date(2030, 1, 7))
+    assert h.state(a).hands == h.state(b).hands and h.state(a).middle == h.state(b).middle
+    assert [s.cpu_level for s in h.seats(a)] == [None, "normal", "normal"]
+    text = "\n".join(m.text for m in h.messages(private(ALICE)))
+    assert "📅 Tagesspiel Schwimmen (2030-01-07): alle bekommen dieselben Karten. " \
+           "Dieser Versuch zählt." in text
+    for user, table_id in ((ALICE, a), (BOB, b)):
+        h.command(private(user), user, "stop")
+        assert h.table(table_id).fsm_state in ("finished", "abandoned")
+    h.clock.advance(24 * 3600)
+    c = _daily(h, ALICE)
+    assert h.table(c).seed == daily_seed("schwimmen", date(2030, 1, 8)) != ta.seed
+
+
+def test_the_day_begins_in_the_persons_time_zone(h: Harness) -> None:
+    h.clock.set(datetime(2030, 1, 7, 23, 30, tzinfo=UTC))
+    assert h.command(private(EVE), EVE, "start").ok
+    with Session(h.engine) as session:
+        eve = session.exec(select(Player).where(Player.external_id == "eve")).one()
+        eve.time_zone = "America/New_York"
+        session.add(eve)
+        session.commit()
+    berlin, new_york = _daily(h, ALICE), _daily(h, EVE)
+    assert h.table(berlin).options["daily"] == "2030-01-08"
+    assert h.table(new_york).options["daily"] == "2030-01-07"
+    assert h.table(berlin).seed != h.table(new_york).seed
+
+
+def test_a_second_try_is_practice(h: Harness) -> None:
+    first = _daily(h, ALICE)
+    play_private_to_the_end(h, first, ALICE, random.Random(5))
+    second = _daily(h, ALICE)
+    assert h.table(second).options["practice"] == "daily"
+    assert h.table(second).seed == h.table(first).seed
+    text = "\n".join(m.text for m in h.messages(private(ALICE)))
+    assert "dieser Versuch ist Übung und zählt nicht" in text
+    with Session(h.engine) as session:
+        assert [e.counted for e in session.exec(select(DailyEntry)
+                                                .order_by(DailyEntry.id)).all()] == [True, False]
+    # refused: a daily deal while a game runs, a game it does not know, a group's button
+    assert_brief_refusal(h.command(private(ALICE), ALICE, "daily", "schwimmen"))
+    assert_brief_refusal(h.command(private(ALICE), ALICE, "daily", "halma"))
+    out = h.press(GROUP, ALICE, encode(0, 0, "dly.schwimmen"))
+    assert_brief_refusal(out)
+    assert out.text == "Das Tagesspiel wird privat gespielt: schreib mir /tagesspiel."
+    assert_brief_refusal(h.press(private(ALICE), ALICE, encode(0, 0, "dly.halma")))
+
+
+def test_the_groups_ranking_and_the_morning_post(h: Harness) -> None:
+    for user in (ALICE, BOB, CAROL):
+        assert h.command(GROUP, user, "help").ok  # members of the group
+    empty = h.command(GROUP, ALICE, "tagesspiel")
+    assert empty.ok
+    assert h.messages(GROUP)[-1].text.startswith("📅 Hier hat noch niemand")
+    assert h.command(private(ALICE), ALICE, "daily").ok  # which game? (buttons)
+    assert "📅 Tagesspiel – alle bekommen dieselben Karten. Welches Spiel?" in \
+        h.messages(private(ALICE))[-1].text
+    tables = {}
+    for i, user in enumerate((ALICE, BOB, CAROL)):
+        tables[user.external_id] = _daily(h, user)
+        h.clock.advance(60 * (i + 1))
+        play_private_to_the_end(h, tables[user.external_id], user, random.Random(10 + i))
+    h.command(GROUP, BOB, "tagesspiel")
+    ranking = h.messages(GROUP)[-1].text
+    lines = ranking.splitlines()
+    assert lines[0] == "📅 Tagesspiel (2030-01-07):" and lines[1] == "Schwimmen:"
+    with Session(h.engine) as session:  # the expected order, from the stored results
+        expected = []
+        for user in (ALICE, BOB, CAROL):
+            result = session.exec(select(Result).where(
+                Result.table_id == tables[user.external_id])).one()
+            entry = session.exec(select(DailyEntry).where(
+                DailyEntry.table_id == tables[user.external_id])).one()
+            mine = result.standings[0]
+            place = 1 if 0 in result.winners else 2
+            seconds = (result.finished_at - entry.created_at).total_seconds()
+            expected.append(((place, -mine["coins"], seconds), user.name))
+    names = [name for _key, name in sorted(expected)]
+    assert [line.split(" – ")[0] for line in lines[2:]] == \
+        [f"{i}. {name}" for i, name in enumerate(names, 1)]
+    assert all(" – Platz " in line and ", Stand " in line for line in lines[2:])
+    # the next morning (08:00 in Berlin) the group hears yesterday's best, once
+    h.clock.set(datetime(2030, 1, 8, 6, 59, tzinfo=UTC))
+    assert h.service.post_daily("test") == 0
+    h.clock.set(datetime(2030, 1, 8, 7, 0, tzinfo=UTC))
+    assert h.service.post_daily("test") == 1
+    post = h.messages(GROUP)[-1].text
+    assert post.startswith("📅 Tagesspiel von gestern (2030-01-07) – die Besten dieser Gruppe:")
+    assert f"Schwimmen: {names[0]} (Platz " in post
+    assert h.service.post_daily("test") == 0
+    restarted = make_service(h.engine, h.clock)
+    assert restarted.post_daily("test") == 0
+    h.command(private(ALICE), ALICE, "stats")
+    assert "📅 Tagesspiele: 1 gespielt, " in h.messages(private(ALICE))[-1].text
+
+
+def test_retention_drops_old_practice_tries_and_keeps_the_counted_ones(h: Harness) -> None:
+    """The counted tries stay (``/stats`` counts them); practice tries go with the move logs."""
+    first = _daily(h, ALICE)
+    play_private_to_the_end(h, first, ALICE, random.Random(5))
+    _daily(h, ALICE)  # the second try: practice
+    h.command(private(ALICE), ALICE, "stop")
+    h.clock.advance(40 * 24 * 3600)
+    counts = sweep(h.engine, h.clock(), Retention())
+    assert counts["daily_entry"] == 1
+    with Session(h.engine) as session:
+        assert [e.counted for e in session.exec(select(DailyEntry)).all()] == [True]
+    h.command(private(ALICE), ALICE, "stats")
+    assert "📅 Tagesspiele: 1 gespielt, " in h.messages(private(ALICE))[-1].text

@@ -1,0 +1,170 @@
+"""Forum supergroups and their topics: a mix-in of ``FakeBotApi``.
+
+A forum is a supergroup whose chat object says ``is_forum``. A topic is named by the id of
+its creation message (a ``forum_topic_created`` service message), which is its
+``message_thread_id``; messages written in it carry that id and ``is_topic_message``, and
+(unless they answer another message) reply to the creation message, as Telegram's do. The
+General topic has no id: its messages carry none. A topic may be closed, reopened and deleted
+(by the control API or by the bot's ``createForumTopic``/``closeForumTopic``/
+``reopenForumTopic``/``deleteForumTopic``); a message sent into a closed topic is refused with
+400 "Bad Request: TOPIC_CLOSED", into a deleted or unknown one with 400 "Bad Request: message
+thread not found" - also in an ordinary supergroup, whose reply chains carry a thread id too
+(the id of the chain's first message) that a message may not be sent with.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from tests.fakes.bot_api.records import _Msg
+from tests.fakes.bot_api.wire import ApiError
+
+THREAD_NOT_FOUND = "Bad Request: message thread not found"
+TOPIC_CLOSED = "Bad Request: TOPIC_CLOSED"
+
+
+class _Forums:
+    """Forum chats, their topics, and the thread checks of the sending methods."""
+
+    # ---------------------------------------------------------------- control
+
+    def make_forum(self, chat_id: int, title: str | None = None) -> dict:
+        """Make ``chat_id`` (a ``-100…`` id) a forum supergroup; returns its chat object."""
+        with self._cond:
+            chat_id = int(chat_id)
+            chat = dict(self._chats.get(chat_id) or self._chat_obj(chat_id))
+            chat.update({"type": "supergroup", "is_forum": True})
+            if title:
+                chat["title"] = title
+            self._chats[chat_id] = chat
+            self._topics.setdefault(chat_id, {})
+            return dict(chat)
+
+    def create_topic(self, chat_id: int, name: str, user_id: int | None = None) -> int:
+        """A topic created by a user (by the bot if ``user_id`` is None); its thread id."""
+        with self._cond:
+            chat_id = int(chat_id)
+            if chat_id not in self._topics:
+                raise ValueError(f"chat {chat_id} is not a forum (make_forum first)")
+            sender = self._bot_user() if user_id is None else \
+                self._register_user(int(user_id), language_code=None)
+            mid = self._new_message_id(chat_id)
+            raw = {
+                "message_id": mid, "message_thread_id": mid, "from": sender,
+                "chat": self._chat_obj(chat_id), "date": int(time.time()),
+                "forum_topic_created": {"name": name, "icon_color": 7322096},
+                "is_topic_message": True,
+            }
+            self._store(_Msg(chat_id=chat_id, message_id=mid, from_bot=user_id is None,
+                             date=raw["date"], from_user=sender, raw=raw, thread=mid))
+            self._topics[chat_id][mid] = {"name": name, "closed": False, "deleted": False}
+            return mid
+
+    def close_topic(self, chat_id: int, thread: int) -> None:
+        with self._cond:
+            self._topic(int(chat_id), int(thread))["closed"] = True
+
+    def reopen_topic(self, chat_id: int, thread: int) -> None:
+        with self._cond:
+            self._topic(int(chat_id), int(thread))["closed"] = False
+
+    def delete_topic(self, chat_id: int, thread: int) -> None:
+        """The topic and its messages are gone."""
+        with self._cond:
+            chat_id, thread = int(chat_id), int(thread)
+            self._topic(chat_id, thread)["deleted"] = True
+            for m in self._msgs.get(chat_id, {}).values():
+                if m.thread == thread:
+                    m.deleted = True
+
+    def topics(self, chat_id: int) -> dict[int, dict]:
+        """A forum's topics by thread id: {name, closed, deleted}."""
+        with self._lock:
+            return {t: dict(v) for t, v in self._topics.get(int(chat_id), {}).items()}
+
+    # ---------------------------------------------------------------- Bot API methods
+
+    def _api_createForumTopic(self, p: dict) -> dict:
+        chat_id = self._chat_id(p)
+        self._forum(chat_id)
+        name = str(p.get("name") or "")
+        if not 1 <= len(name) <= 128:
+            raise ApiError(400, "Bad Request: TOPIC_TITLE_EMPTY" if not name
+                           else "Bad Request: TOPIC_TITLE_TOO_LONG")
+        thread = self.create_topic(chat_id, name)
+        return {"message_thread_id": thread, "name": name, "icon_color": 7322096}
+
+    def _api_closeForumTopic(self, p: dict) -> bool:
+        chat_id, thread = self._topic_params(p)
+        self.close_topic(chat_id, thread)
+        return True
+
+    def _api_reopenForumTopic(self, p: dict) -> bool:
+        chat_id, thread = self._topic_params(p)
+        self.reopen_topic(chat_id, thread)
+        return True
+
+    def _api_deleteForumTopic(self, p: dict) -> bool:
+        chat_id, thread = self._topic_params(p)
+        self.delete_topic(chat_id, thread)
+        return True
+
+    # ---------------------------------------------------------------- helpers
+
+    def _forum(self, chat_id: int) -> dict[int, dict]:
+        topics = self._topics.get(chat_id)
+        if topics is None:
+            raise ApiError(400, "Bad Request: the chat is not a forum")
+        return topics
+
+    def _topic(self, chat_id: int, thread: int) -> dict:
+        topic = self._forum(chat_id).get(thread)
+        if topic is None or topic["deleted"]:
+            raise ApiError(400, THREAD_NOT_FOUND)
+        return topic
+
+    def _topic_params(self, p: dict) -> tuple[int, int]:
+        chat_id = self._chat_id(p)
+        thread = self._int_param(p, "message_thread_id",
+                                 "Bad Request: message thread identifier is not specified")
+        self._topic(chat_id, thread)
+        return chat_id, thread
+
+    def _send_thread(self, chat_id: int, p: dict) -> int | None:
+        """The thread a sending method names (``message_thread_id``), checked as Telegram
+        does: a forum's open topic; nothing else."""
+        value = p.get("message_thread_id")
+        if value in (None, ""):
+            return None
+        thread = self._int_param(p, "message_thread_id", THREAD_NOT_FOUND)
+        topics = self._topics.get(chat_id)
+        topic = topics.get(thread) if topics is not None else None
+        if topic is None or topic["deleted"]:
+            raise ApiError(400, THREAD_NOT_FOUND)
+        if topic["closed"]:
+            raise ApiError(400, TOPIC_CLOSED)
+        return thread
+
+    def _thread_of_new(self, chat_id: int, topic: int | None,
+                       reply_to: int | None) -> tuple[int | None, bool, int | None]:
+        """A user's new message: (its thread id, whether it is a topic message, the message
+        it replies to). In a forum's topic it replies to the topic's creation message unless
+        it answers another; in an ordinary supergroup a reply carries its chain's thread."""
+        if topic is not None:
+            self._topic(chat_id, int(topic))
+            return int(topic), True, reply_to if reply_to is not None else int(topic)
+        if reply_to is not None and chat_id <= -1_000_000_000_000 \
+                and chat_id not in self._topics:
+            replied = self._msgs.get(chat_id, {}).get(int(reply_to))
+            root = replied.thread if replied is not None and replied.thread else reply_to
+            return root, False, reply_to
+        return None, False, reply_to
+
+    @staticmethod
+    def _thread_fields(m: _Msg, d: dict[str, Any], forum: bool) -> None:
+        """A message's thread as Telegram shows it."""
+        if m.thread is not None:
+            d["message_thread_id"] = m.thread
+            if forum:
+                d["is_topic_message"] = True

@@ -1,0 +1,139 @@
+"""Tests for the fake Bot API's forum supergroups, driven by python-telegram-bot: topics made
+by the control API and by the bot, ``message_thread_id`` on updates, sent messages and what a
+press carries, and the refusals of closed and deleted topics and of reply-chain threads."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from telegram import Bot, Update
+from telegram.error import BadRequest
+
+from tests.fakes.ptb_helpers import TOKEN, keyboard, make_bot, run
+from tests.fakes.telegram_api import FakeBotApiProcess, RemoteFakeBotApi
+
+pytestmark = pytest.mark.timeout(30)
+FORUM = -1001000001234
+
+
+def test_a_topic_message_carries_its_thread_and_answers_land_there(fake):
+    fake.make_forum(FORUM, "Stammtisch-Forum")
+    topic = fake.create_topic(FORUM, "Schwimmen", user_id=7)
+    uid = fake.send_text(FORUM, 7, "/new", topic=topic)
+    update = Update.de_json(fake.get_update(uid), None)
+    message = update.message
+    assert message.chat.is_forum is True
+    assert message.is_topic_message is True and message.message_thread_id == topic
+    assert message.reply_to_message.forum_topic_created.name == "Schwimmen"
+
+    async def body(bot: Bot):
+        return await bot.send_message(FORUM, "Tisch", message_thread_id=topic,
+                                      reply_markup=keyboard("join"))
+
+    sent = run(body, fake)
+    assert sent.message_thread_id == topic and sent.is_topic_message is True
+    assert fake.message(FORUM, sent.message_id)["message_thread_id"] == topic
+    # a press on it carries the topic too
+    pressed = Update.de_json(fake.get_update(fake.press(FORUM, 8, sent.message_id, "join")),
+                             None)
+    assert pressed.callback_query.message.message_thread_id == topic
+    assert pressed.callback_query.message.is_topic_message is True
+
+
+def test_the_general_topic_has_no_thread(fake):
+    fake.make_forum(FORUM)
+    update = Update.de_json(fake.get_update(fake.send_text(FORUM, 7, "/games")), None)
+    assert update.message.chat.is_forum is True
+    assert update.message.message_thread_id is None and not update.message.is_topic_message
+
+    async def body(bot: Bot):
+        return await bot.send_message(FORUM, "hier")
+
+    assert run(body, fake).message_thread_id is None
+
+
+def test_closed_deleted_and_unknown_topics_refuse_messages(fake):
+    fake.make_forum(FORUM)
+    closed, deleted = fake.create_topic(FORUM, "a", 7), fake.create_topic(FORUM, "b", 7)
+    fake.close_topic(FORUM, closed)
+    fake.delete_topic(FORUM, deleted)
+
+    async def body(bot: Bot):
+        errors = []
+        for thread in (closed, deleted, 999):
+            try:
+                await bot.send_message(FORUM, "x", message_thread_id=thread)
+            except BadRequest as exc:
+                errors.append(exc.message)
+        return errors
+
+    assert run(body, fake) == ["Topic_closed", "Message thread not found",
+                               "Message thread not found"]
+    assert [c["response"]["description"] for c in fake.calls("sendMessage")] == [
+        "Bad Request: TOPIC_CLOSED", "Bad Request: message thread not found",
+        "Bad Request: message thread not found"]
+    fake.reopen_topic(FORUM, closed)
+
+    async def again(bot: Bot):
+        return await bot.send_message(FORUM, "y", message_thread_id=closed)
+
+    assert run(again, fake).message_thread_id == closed
+
+
+def test_the_bot_creates_closes_and_deletes_topics(fake):
+    fake.make_forum(FORUM)
+
+    async def body(bot: Bot):
+        topic = await bot.create_forum_topic(FORUM, "Runde 2")
+        await bot.send_message(FORUM, "los", message_thread_id=topic.message_thread_id)
+        await bot.close_forum_topic(FORUM, topic.message_thread_id)
+        with pytest.raises(BadRequest, match="(?i)topic_closed"):
+            await bot.send_message(FORUM, "zu", message_thread_id=topic.message_thread_id)
+        await bot.delete_forum_topic(FORUM, topic.message_thread_id)
+        with pytest.raises(BadRequest, match="thread not found"):
+            await bot.send_message(FORUM, "weg", message_thread_id=topic.message_thread_id)
+        with pytest.raises(BadRequest, match="not a forum"):
+            await bot.create_forum_topic(-1001000005555, "nein")
+        return topic
+
+    topic = run(body, fake)
+    assert fake.topics(FORUM) == {topic.message_thread_id: {
+        "name": "Runde 2", "closed": True, "deleted": True}}
+    creation = fake.message(FORUM, topic.message_thread_id)
+    assert creation["from_bot"] is True and creation["deleted"] is True
+
+
+def test_a_reply_chain_in_an_ordinary_supergroup_has_a_thread_that_cannot_be_sent_to(fake):
+    group = -1001000007777
+    first = fake.get_update(fake.send_text(group, 7, "Wer spielt?"))["message"]["message_id"]
+    reply = Update.de_json(fake.get_update(
+        fake.send_text(group, 8, "ich", reply_to_message_id=first)), None).message
+    assert reply.message_thread_id == first and not reply.is_topic_message
+    assert reply.chat.is_forum is not True
+
+    async def body(bot: Bot):
+        with pytest.raises(BadRequest, match="thread not found"):
+            await bot.send_message(group, "x", message_thread_id=first)
+        return await bot.send_message(group, "ohne Thread")
+
+    assert run(body, fake).message_thread_id is None
+
+
+def test_forums_over_the_control_api():
+    with FakeBotApiProcess(token=TOKEN) as proc:
+        remote = RemoteFakeBotApi(proc.url)
+        remote.make_forum(FORUM, "Forum")
+        topic = remote.create_topic(FORUM, "Skat", 7)
+        uid = remote.send_text(FORUM, 7, "/new", topic=topic)
+        assert remote.get_update(uid)["message"]["message_thread_id"] == topic
+        remote.close_topic(FORUM, topic)
+        assert remote.topics(FORUM)[topic]["closed"] is True
+
+        async def body():
+            async with make_bot(remote) as bot:
+                with pytest.raises(BadRequest, match="(?i)topic_closed"):
+                    await bot.send_message(FORUM, "x", message_thread_id=topic)
+        asyncio.run(body())
+        remote.delete_topic(FORUM, topic)
+        assert remote.topics(FORUM)[topic]["deleted"] is True
