@@ -12,6 +12,11 @@
 - message slots (which message shows a table) not touched for ``moves``.
 - the daily deal's practice tries (not counted) and its posted morning posts after ``moves``;
   the counted tries stay: ``/stats`` counts them (one small row per person and day).
+- group members (``chat_member``: who may look at a group's tables in the Mini App) not seen
+  in that group for ``members`` (default 30 days). The bot learns of no one leaving a group
+  (nor of a group that is gone: its members are simply no longer seen), so this bounds how long
+  someone who left still sees its tables; a member who writes or presses there again is
+  recorded again at once, and seated people see their tables whatever this says.
 
 ``sweep`` runs the whole policy once; adapters call it about hourly.
 """
@@ -21,12 +26,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import Select, delete, select, update
+from sqlalchemy import Select, delete, select, tuple_, update
 from sqlalchemy.engine import Engine
 
 import fsm
 from storage.db import write_lock
 from storage.models import (
+    ChatMember,
     DailyEntry,
     DailyPost,
     GameTable,
@@ -48,6 +54,7 @@ class Retention:
     updates: timedelta = timedelta(days=3)
     outbox: timedelta = timedelta(days=1)
     moves: timedelta = timedelta(days=30)
+    members: timedelta = timedelta(days=30)
 
     def __post_init__(self) -> None:
         if self.updates >= timedelta(days=7):
@@ -64,6 +71,24 @@ def _drain(engine: Engine, model: type, ids: Select) -> int:  # type: ignore[typ
             batch = list(conn.execute(ids.limit(BATCH)).scalars())
             if batch:
                 conn.execute(delete(table).where(table.c.id.in_(batch)))
+        done += len(batch)
+        if len(batch) < BATCH:
+            return done
+
+
+def _drain_members(engine: Engine, seen_before: datetime) -> int:
+    """Delete the group members not seen since ``seen_before``, a batch per transaction (the
+    rows are keyed by chat and person, not by an id)."""
+    table = ChatMember.__table__  # type: ignore[attr-defined]
+    key = tuple_(table.c.chat_id, table.c.player_id)
+    done = 0
+    while True:
+        with write_lock(engine), engine.begin() as conn:
+            batch = [tuple(row) for row in conn.execute(
+                select(table.c.chat_id, table.c.player_id)
+                .where(table.c.seen_at < seen_before).limit(BATCH))]
+            if batch:
+                conn.execute(delete(table).where(key.in_(batch)))
         done += len(batch)
         if len(batch) < BATCH:
             return done
@@ -112,4 +137,5 @@ def sweep(engine: Engine, now: datetime, policy: Retention | None = None) -> dic
         DailyEntry.created_at < old_tables, DailyEntry.counted.is_(False)))  # type: ignore[attr-defined]
     counts["daily_post"] = _drain(engine, DailyPost, select(DailyPost.id).where(
         DailyPost.due_at < old_tables, DailyPost.posted_at.is_not(None)))  # type: ignore[union-attr]
+    counts["chat_member"] = _drain_members(engine, now - policy.members)
     return counts

@@ -75,7 +75,8 @@ def load(env_file: str | None = ".env") -> Config:
         retention=Retention(
             updates=timedelta(days=float(env("RETAIN_UPDATES_DAYS") or 3)),
             outbox=timedelta(hours=float(env("RETAIN_OUTBOX_HOURS") or 24)),
-            moves=timedelta(days=float(env("RETAIN_MOVES_DAYS") or 30))),
+            moves=timedelta(days=float(env("RETAIN_MOVES_DAYS") or 30)),
+            members=timedelta(days=float(env("RETAIN_MEMBERS_DAYS") or 30))),
         webapp_url=_webapp_url(env("WEBAPP_URL"), env("TELEGRAM_WEBHOOK_URL")),
         webapp_short_name=(env("WEBAPP_SHORT_NAME") or "").strip() or None,
         matrix_homeserver=env("MATRIX_HOMESERVER") or None,

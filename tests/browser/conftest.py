@@ -28,7 +28,7 @@ from sqlalchemy.engine import Engine
 
 from chatbot.service import ChatRef, Service, Settings, UserRef
 from chatbot.webapp.initdata import sign
-from engine import GAMES
+from tests import dealing
 
 from .server import serve
 
@@ -153,23 +153,13 @@ def group_game(service: Service, game: str, people: list[Person], cpus: int = 0,
 
 
 def state_of(service: Service, table_id: int) -> tuple[Any, Any]:
-    table = service.table(table_id)
-    assert table is not None and table.state_json
-    game = GAMES[table.game]
-    return game, game.from_json(table.state_json)
+    return dealing.game_state(service, table_id)
 
 
 def to_a_turn(service: Service, table_id: int) -> tuple[Any, Any, int]:
-    """On to somebody's turn: a round that ended on the deal (a 31 in Schwimmen or Scat) is
-    followed by the next one, as the group's "next" button does."""
-    for _ in range(5):
-        game, state = state_of(service, table_id)
-        seat = game.to_act(state)
-        if seat is not None:
-            return game, state, seat
-        version = service.table(table_id).version  # type: ignore[union-attr]
-        assert service.press(GROUP, ANNA.ref, f"v1:{table_id}:{version}:next").ok
-    raise AssertionError("no turn after five rounds")
+    """On to somebody's turn in the group (``tests.dealing``: Anna presses "next" after a
+    round that ended on the deal): (game module, state, seat on turn)."""
+    return dealing.to_a_turn(service, GROUP, ANNA.ref, table_id)
 
 
 PHONE = {"width": 360, "height": 740}
@@ -178,16 +168,17 @@ PHONE = {"width": 360, "height": 740}
 @pytest.fixture
 def open_page(browser: Any, live: Live) -> Iterator[Callable[..., Any]]:
     """Opens the page for a person as a Telegram client would (a browser context of its own,
-    the client's bridge recorded); the page's script errors are in ``page.js_errors``.
+    the client's bridge recorded, ``client`` a script of the client's own run before the
+    page's); the page's script errors are in ``page.js_errors``.
     Contexts are closed before the server stops."""
     contexts: list[Any] = []
 
     def open_(table: int | None, person: Person, *, init: str | None = None,
               viewport: dict[str, int] | None = None, on_response: Any = None,
-              color_scheme: str = "light", **kw: Any) -> Any:
+              color_scheme: str = "light", client: str = "", **kw: Any) -> Any:
         context = browser.new_context(viewport=viewport or PHONE, color_scheme=color_scheme)
         contexts.append(context)
-        context.add_init_script(RECORD_BRIDGE)
+        context.add_init_script(RECORD_BRIDGE + client)
         page = context.new_page()
         page.js_errors = []
         page.on("pageerror", lambda e: page.js_errors.append(str(e)))

@@ -8,6 +8,8 @@ import json
 import re
 from typing import Any
 
+from tests import dealing
+
 from .conftest import (
     ANNA,
     BEN,
@@ -246,13 +248,15 @@ def test_play_again_on_the_page_goes_on_at_the_new_table(open_page: Any, live: L
     following = service.unfinished_tables("telegram", ANNA.chat.external_id)[0].id
     assert following != table and f"t={following}" in page.url
     app = page.locator("#app")
-    for _ in range(5):
+
+    def on_turn() -> bool:
+        expect(app).to_have_attribute("data-version", str(version(live, following)))
+        return dealing.seat_on_turn(service, following) is not None
+
+    def deal_on() -> None:  # a 31 on the deal ended the new table's round: on, as she would
         shown = str(version(live, following))
-        expect(app).to_have_attribute("data-version", shown)
-        game, state = state_of(service, following)
-        if game.to_act(state) is not None:
-            break
-        # a 31 on the deal ended the new table's round at once: on, as the person would
         page.locator('#moves button[data-move="next"]').click()
         expect(app).not_to_have_attribute("data-version", shown)
+
+    dealing.until_a_turn(on_turn, deal_on)
     assert page.locator("#hand .card").count() == 3 and not page.js_errors

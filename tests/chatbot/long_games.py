@@ -17,6 +17,7 @@ from tests.chatbot.service.harness import (
     code_of,
     is_move,
     private,
+    until_a_turn_in_group,
 )
 
 USERS = {"alice": ALICE, "bob": BOB}
@@ -54,12 +55,9 @@ def on_turn(h: Harness, table_id: int) -> UserRef:
 
 
 def until_a_turn(h: Harness, table_id: int) -> UserRef:
-    """Deal on (a round that ended on the deal) until a person is on turn."""
-    for _ in range(10):
-        if h.state(table_id).to_act is not None:
-            return on_turn(h, table_id)
-        h.run_deadlines(table_id, kinds=("next",))
-    raise AssertionError("nobody on turn")
+    """Deal on (a round that ended on the deal) until a person is on turn: who."""
+    until_a_turn_in_group(h, table_id)
+    return on_turn(h, table_id)
 
 
 def rows_to(h: Harness, chat: ChatRef, after: int) -> list[Outbox]:

@@ -15,7 +15,16 @@ from sqlmodel import Session, select
 from chatbot.service import ChatRef, UserRef
 from storage.models import Player
 from tests.chatbot.long_games import DAY0, berlin, fire_next, mark, rows_to
-from tests.chatbot.service.harness import ALICE, BOB, CAROL, GROUP, Harness, private
+from tests.chatbot.service.harness import (
+    ALICE,
+    BOB,
+    CAROL,
+    GROUP,
+    Harness,
+    private,
+    until_a_turn_in_group,
+    until_human_moves,
+)
 from tests.conftest import FakeClock
 
 ERIN = UserRef("erin", "Erin", language="en")
@@ -37,6 +46,7 @@ def _table_in(h: Harness, chat: ChatRef, opener: UserRef, other: UserRef) -> int
     assert out.ok and out.table_id, out.text
     assert h.press(chat, other, h.buttons(chat, out.table_id)["join"]).changed
     assert h.press(chat, opener, h.buttons(chat, out.table_id)["start"]).changed
+    until_a_turn_in_group(h, out.table_id)  # (a round that ended on the deal)
     return out.table_id
 
 
@@ -134,11 +144,7 @@ def test_a_private_game_may_have_a_clock_and_reminds_in_its_own_chat(h: Harness)
     out = h.command(private(ALICE), ALICE, "new", "schwimmen 1 anfaenger clock=1h")
     assert out.ok and out.table_id
     assert h.table(out.table_id).turn_timeout == 3600
-    for _ in range(10):  # until she is on turn (a round may end on the deal: "next")
-        h.run_deadlines(out.table_id, kinds=("cpu", "next"))
-        if h.table(out.table_id).deadline_kind == "remind":
-            break
-        assert h.press(private(ALICE), ALICE, h.buttons(private(ALICE), out.table_id)["next"]).ok
+    until_human_moves(h, out.table_id)  # (a round may end before her turn: "next")
     assert h.table(out.table_id).deadline_kind == "remind"
     before = mark(h)
     assert fire_next(h, out.table_id) == "remind"

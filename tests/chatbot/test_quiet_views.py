@@ -12,6 +12,7 @@ from chatbot.service import ChatRef, Service, Settings, UserRef
 from engine import GAMES
 from storage.models import GameTable, Outbox
 from tests.conftest import FakeClock
+from tests.dealing import to_a_turn
 
 
 def _group_game(engine: Engine, platform: str) -> tuple[Service, ChatRef, list[UserRef], int]:
@@ -25,15 +26,7 @@ def _group_game(engine: Engine, platform: str) -> tuple[Service, ChatRef, list[U
     for user, code in ((people[1], "join"), (people[2], "join"), (people[0], "start")):
         version = service.table(table_id).version  # type: ignore[union-attr]
         assert service.press(group, user, f"v1:{table_id}:{version}:{code}").ok
-    game = GAMES["schwimmen"]
-    with Session(engine) as session, session.begin():
-        table = session.get(GameTable, table_id)
-        assert table is not None and table.state_json
-        if game.from_json(table.state_json).to_act is None:  # a 31 on the deal ended round 1
-            seed = next(k for k in range(100) if game.new_game(3, {}, k).to_act is not None)
-            table.state_json = game.to_json(game.new_game(3, {}, seed))  # (a round to play)
-            table.fsm_state = "turn"
-            session.add(table)
+    to_a_turn(service, group, people[0], table_id)  # (a round that ended on the deal)
     return service, group, people, table_id
 
 

@@ -40,6 +40,7 @@ from tests.matrix.playing import (
     move_choices,
     pick_move,
     snapshot,
+    to_my_turn,
 )
 
 __all__ = [
@@ -65,6 +66,7 @@ __all__ = [
     "pick_move",
     "replay",
     "snapshot",
+    "to_my_turn",
     "start_group_game",
     "wait_for",
 ]

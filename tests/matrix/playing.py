@@ -7,9 +7,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from tests.dealing import deals
 from tests.matrix.bot_db import Db, as_utc, loads, replay
-from tests.matrix.bot_process import card_symbols
-from tests.matrix.people import Msg
+from tests.matrix.bot_process import WAIT, card_symbols, wait_for
+from tests.matrix.people import Msg, Person
 
 # ------------------------------------------------------------------------------ playing
 
@@ -31,6 +32,20 @@ def pick_move(rng: Any, msg: Msg, knock_bias: float = 0.5) -> int:
     if knock is not None and rng.random() < knock_bias:
         return knock
     return rng.choice(move_choices(msg))
+
+
+async def to_my_turn(person: Person, room: str, table: Msg) -> Msg:
+    """A private table's view once ``person`` is on turn: a round that ended before (a 31 on
+    the deal, or a CPU first) is followed into the next with "Nächste Runde" (``tests.dealing``)."""
+    for _ in deals():
+        await wait_for(lambda: "Du bist am Zug" in table.body or table.choice("Nächste Runde"),
+                       WAIT, "a turn or the next round")
+        if "Du bist am Zug" in table.body:
+            return table
+        edits = len(table.versions)
+        await person.say(room, str(table.choice("Nächste Runde")))
+        await wait_for(lambda e=edits: len(table.versions) > e, WAIT, "the next round dealt")
+    raise AssertionError("unreachable")
 
 
 def snapshot(msg: Msg | None) -> tuple[Any, ...]:

@@ -8,7 +8,16 @@ import stat
 
 import pytest
 
-from .harness import TRACEBACK_MARKERS, WAIT, Msg, Person, move_choices, pick_move, wait_for
+from .harness import (
+    TRACEBACK_MARKERS,
+    WAIT,
+    Msg,
+    Person,
+    move_choices,
+    pick_move,
+    to_my_turn,
+    wait_for,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -114,6 +123,7 @@ def test_a_direct_room_that_gains_a_third_member_is_private_no_more(matrix) -> N
             await rita.say(room, "!neu schwimmen 1 anfaenger")
             table = await wait_for(lambda: rita.newest(room, lambda m: m.body.startswith("🃏")),
                                    WAIT, "the private table")
+            await to_my_turn(rita, room, table)  # (a round that ended at once: on to the next)
             assert "Deine Karten" in table.body or "Your cards" in table.body
             # a third person comes in
             await rita.client.room_invite(room, quinn_id)

@@ -9,7 +9,7 @@ import asyncio
 
 import pytest
 
-from .harness import WAIT, Person, open_group, start_group_game, wait_for
+from .harness import WAIT, Person, open_group, start_group_game, to_my_turn, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -240,9 +240,9 @@ def test_two_live_tables_in_one_direct_room_and_a_closed_lobby(matrix) -> None:
 
             # item 2: Piet's private game and a new group game, both in his direct room
             await piet.say(dm, "!neu schwimmen 1 anfänger")
-            await wait_for(lambda: piet.newest(dm, lambda m: m.body.startswith(
-                "🃏 Schwimmen · Runde") and "Du bist am Zug" in m.body), WAIT,
-                "Piet on turn in his private game")
+            own = await wait_for(lambda: piet.newest(dm, lambda m: m.body.startswith(
+                "🃏 Schwimmen · Runde")), WAIT, "Piet's private game")
+            await to_my_turn(piet, dm, own)  # (a round that ended at once: on to the next)
             await start_group_game(olga, [piet], group)
             # (the group game's view came last: it is the lowest list in his room)
             await wait_for(lambda: piet.newest(dm, lambda m: m.body.startswith(

@@ -10,13 +10,26 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import func
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
-from storage.models import GameTable, Move, Outbox, ProcessedUpdate, Result, Seat
+from chatbot.runtime.config import load
+from chatbot.service import ChatRef
+from storage import retention
+from storage.models import (
+    ChatMember,
+    GameTable,
+    Move,
+    Outbox,
+    Player,
+    ProcessedUpdate,
+    Result,
+    Seat,
+)
 from storage.retention import Retention, sweep
 from tests.chatbot.service.harness import (
     ALICE,
     BOB,
+    CAROL,
     GROUP,
     Harness,
     new_private_game,
@@ -87,3 +100,51 @@ def test_the_service_sweeps_at_most_once_an_hour(db_engine: Engine, clock: FakeC
     assert h.service.sweep_old() is not None
     assert h.service.sweep_old() is None  # not yet time again
     assert h.service.sweep_old(every=0) is not None
+
+
+def _members(engine: Engine) -> set[str]:
+    with Session(engine) as session:
+        return set(session.exec(select(Player.external_id).join(
+            ChatMember, col(ChatMember.player_id) == Player.id)).all())
+
+
+def test_group_members_not_seen_for_the_retention_go(db_engine: Engine,
+                                                      clock: FakeClock) -> None:
+    """Who may look at a group's tables in the Mini App (issue 38): a member not seen in the
+    group for ``members`` is forgotten, one seen since stays, and one seen again is back."""
+    h = Harness(db_engine, clock)
+    for user in (ALICE, BOB, CAROL):
+        assert h.command(GROUP, user, "help").ok
+    assert _members(db_engine) == {"alice", "bob", "carol"}
+    clock.advance(20 * DAY)
+    assert h.command(GROUP, BOB, "help").ok  # Bob writes now and then
+    clock.advance(20 * DAY)
+    assert h.command(GROUP, CAROL, "help").ok
+    clock.advance(1)
+    counts = sweep(db_engine, clock(), Retention(members=timedelta(days=30)))
+    assert counts["chat_member"] == 1 and _members(db_engine) == {"bob", "carol"}
+    assert h.command(GROUP, ALICE, "rules").ok  # Alice is back: seen again
+    assert _members(db_engine) == {"alice", "bob", "carol"}
+    clock.advance(31 * DAY)
+    assert sweep(db_engine, clock(), Retention())["chat_member"] == 3  # the default: 30 days
+    assert _members(db_engine) == set()
+
+
+def test_members_go_in_batches(db_engine: Engine, clock: FakeClock,
+                               monkeypatch: pytest.MonkeyPatch) -> None:
+    h = Harness(db_engine, clock)
+    groups = [ChatRef(GROUP.platform, f"g-{n}", "group", f"Runde {n}") for n in range(3)]
+    for group in groups:
+        for user in (ALICE, BOB):
+            assert h.command(group, user, "help").ok
+    monkeypatch.setattr(retention, "BATCH", 4)  # 6 rows: two batches, the second not full
+    clock.advance(31 * DAY)
+    assert sweep(db_engine, clock(), Retention())["chat_member"] == 6
+    assert _members(db_engine) == set()
+
+
+def test_the_members_retention_is_configured_by_the_environment(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    assert load(None).retention.members == timedelta(days=30)
+    monkeypatch.setenv("RETAIN_MEMBERS_DAYS", "90")
+    assert load(None).retention.members == timedelta(days=90)

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
+from tests.dealing import until_a_turn
 from tests.fakes.telegram_api import FakeBotApi
 from tests.telegram.bot_db import Db, as_utc
 from tests.telegram.bot_process import MOVE_HEADS, WAIT
@@ -174,15 +175,25 @@ def press_and_settle(fake: FakeBotApi, chat: int, user: int, message_id: int, da
     return None
 
 
-def private_moves(fake: FakeBotApi, user: int, table_id: int, message_id: int) -> list[str]:
-    """The move buttons of a private table message, once the person is on turn; a round that
-    ended on the deal (a 31 dealt) is followed into the next one ("next")."""
-    for _ in range(5):
-        msg = fake.wait_for(lambda: (m := fake.message(user, message_id)) and (
+def private_turn(fake: FakeBotApi, user: int, table_id: int, message_id: int) -> dict:
+    """The private table message once the person is on turn; a round that ended before
+    (a 31 dealt, or a CPU first) is followed into the next one ("next", ``tests.dealing``)."""
+    shown: dict = {}
+
+    def turn() -> dict | None:
+        shown["msg"] = fake.wait_for(lambda: (m := fake.message(user, message_id)) and (
             move_datas(m, table_id) or codes(m, table_id).get("next")) and m, WAIT,
             message="a move to make")
-        datas = move_datas(msg, table_id)
-        if datas:
-            return datas
-        press_and_settle(fake, user, user, message_id, codes(msg, table_id)["next"])
-    raise AssertionError("no move to make after five rounds")
+        return shown["msg"] if move_datas(shown["msg"], table_id) else None
+
+    def deal_on() -> None:
+        assert press_and_settle(fake, user, user, message_id,
+                                codes(shown["msg"], table_id)["next"]) is None
+
+    return until_a_turn(turn, deal_on)
+
+
+def private_moves(fake: FakeBotApi, user: int, table_id: int, message_id: int) -> list[str]:
+    """The move buttons of a private table message, once the person is on turn
+    (``private_turn``)."""
+    return move_datas(private_turn(fake, user, table_id, message_id), table_id)

@@ -20,7 +20,6 @@ from .harness import (
     BotProcess,
     Db,
     GroupGame,
-    actionable,
     answer_text,
     bot_texts,
     buttons,
@@ -30,6 +29,7 @@ from .harness import (
     parse_data,
     press_and_settle,
     private_menu_to_table,
+    private_turn,
     snapshot,
 )
 
@@ -61,13 +61,8 @@ def test_bad_input_gets_short_answer_and_changes_nothing(
     greet(fake, me, "Mia")
     table_id, mid = private_menu_to_table(fake, me, opponents=2)
 
-    def my_turn() -> dict:
-        while True:  # CPUs move, and a round may end before my turn: deal the next one
-            msg = fake.wait_for(lambda: (m := fake.message(me, mid)) and actionable(m, table_id)
-                                and m, WAIT, message="my turn")
-            if move_datas(msg, table_id):
-                return msg
-            assert press_and_settle(fake, me, me, mid, codes(msg, table_id)["next"]) is None
+    def my_turn() -> dict:  # CPUs move, and a round may end before my turn: dealt on
+        return private_turn(fake, me, table_id, mid)
 
     old = my_turn()
     old_datas = move_datas(old, table_id)
@@ -175,7 +170,7 @@ def test_bad_input_gets_short_answer_and_changes_nothing(
     assert {u: snapshot(game.hand_message(u)) for u in names} == hands_before
     # the player on turn can still move with the same buttons
     assert press_and_settle(fake, user, user, hand["message_id"], move) is None
-    fake.wait_for(lambda: len(db.moves(game.table_id)) == n_moves + 1, WAIT,
+    fake.wait_for(lambda: len(db.moves(game.table_id)) > n_moves, WAIT,
                   message="the move in the log")
 
     everything = bot_texts(fake, [me, game.group, stranger, *names, -7100])

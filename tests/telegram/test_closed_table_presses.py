@@ -36,6 +36,10 @@ def test_presses_on_a_closed_table_are_answered_without_a_message(
     fake.send_text(game.group, users[0], "/stop")
     fake.wait_for(lambda: db.table(game.table_id)["fsm_state"] in ("abandoned", "finished"),
                   WAIT, message="the table closed")
+    # ... and the /stop handled to its end: its answer is queued after the table's commit,
+    # in a transaction of its own (counting the rows before it was a flake)
+    fake.wait_for(lambda: any(r["text"] == "Der Tisch wurde beendet."
+                              for r in db.outbox(game.group)), WAIT, message="the /stop answer")
     version = db.table(game.table_id)["version"]
     queued = len(db.outbox())
 

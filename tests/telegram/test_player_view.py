@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from tests.dealing import until_a_turn
 from tests.fakes.telegram_api import FakeBotApi
 
 from .harness import WAIT, BotProcess, answer_text, buttons, codes, table_of
@@ -63,20 +64,24 @@ def _private_scat(fake: FakeBotApi, user: int, language: str) -> tuple[int, int]
             fake.message(user, menu["message_id"]))), WAIT, message=f"menu button {data}")
         uid = fake.press(user, user, menu["message_id"], data, language_code=language)
         assert answer_text(fake, uid) is None
-    for _ in range(5):  # (a 31 on the deal ends a round at once: the next one, then)
-        table = fake.wait_for(lambda: next((m for m in fake.messages(user, include_deleted=False)
-                                            if table_of(m) and any(
-                                                c.startswith("draw") or c == "next"
-                                                for c in codes(m))), None),
-                              WAIT, message="the private table on the player's turn")
-        found = codes(table, table_of(table))
-        if not any(c.startswith("draw") for c in found):
-            fake.press(user, user, table["message_id"], found["next"], language_code=language)
-            fake.wait_for(lambda t=table: "next" not in codes(
-                fake.message(user, t["message_id"]) or {}), WAIT, message="the next round")
-            continue
-        return table_of(table), table["message_id"]  # type: ignore[return-value]
-    raise AssertionError("no round without a 31 on the deal")
+    shown: dict = {}
+
+    def on_turn() -> bool:
+        shown["table"] = fake.wait_for(lambda: next((
+            m for m in fake.messages(user, include_deleted=False) if table_of(m) and any(
+                c.startswith("draw") or c == "next" for c in codes(m))), None),
+            WAIT, message="the private table on the player's turn")
+        return any(c.startswith("draw") for c in codes(shown["table"]))
+
+    def deal_on() -> None:  # (a 31 on the deal ended the round at once: the next one)
+        table = shown["table"]
+        fake.press(user, user, table["message_id"], codes(table, table_of(table))["next"],
+                   language_code=language)
+        fake.wait_for(lambda: "next" not in codes(fake.message(user, table["message_id"]) or {}),
+                      WAIT, message="the next round")
+
+    until_a_turn(on_turn, deal_on)
+    return table_of(shown["table"]), shown["table"]["message_id"]  # type: ignore[return-value]
 
 
 def test_every_view_of_a_person_is_in_their_language(

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from aiohttp.test_utils import TestClient, TestServer
 from sqlalchemy.engine import Engine
 
-from chatbot.buttons import encode
 from chatbot.service import ChatRef, Service, Settings, UserRef
 from chatbot.webapp.server import mounted
-from engine import GAMES
+from tests.dealing import deals, to_a_turn
 
 TOKEN = "123456:TEST-token"
 Scenario = Callable[[Service, TestClient], Awaitable[None]]
@@ -28,25 +28,25 @@ def run_api(engine: Engine, scenario: Scenario) -> None:
     asyncio.run(main())
 
 
+async def view_on_turn(client: TestClient, table: int, headers: dict[str, str],
+                       view: dict[str, Any]) -> dict[str, Any]:
+    """The API's view of ``table`` once it is the person's turn: a round that ended before
+    (a 31 dealt, or a CPU first) is followed with "next" through ``/api/move``, as the page
+    does (``tests.dealing``)."""
+    for _ in deals():
+        if view["turn"]["yours"]:
+            return view
+        assert "next" in [m["code"] for m in view["moves"]], view["moves"]
+        view = await (await client.post("/webapp/api/move", headers=headers, json={
+            "table": table, "version": view["version"], "code": "next"})).json()
+    raise AssertionError("unreachable")
+
+
 def new_on_turn(service: Service, chat: ChatRef, me: UserRef, spec: str) -> int:
-    """``/new spec`` in a private chat, on to the person's turn (``to_a_turn``). Returns the
-    table id."""
+    """``/new spec`` in a private chat, on to the person's turn (``tests.dealing``). Returns
+    the table id."""
     assert service.command(chat, me, "new", spec).ok
     table_id = service.unfinished_tables(chat.platform, chat.external_id)[0].id
     assert table_id is not None
     to_a_turn(service, chat, me, table_id)
     return table_id
-
-
-def to_a_turn(service: Service, chat: ChatRef, me: UserRef, table_id: int) -> None:
-    """On to somebody's turn: a round that ended on the deal (a 31 dealt, some three tables
-    in a hundred) is followed into the next one, as a seated person's "next" button does."""
-    for _ in range(5):
-        table = service.table(table_id)
-        assert table is not None and table.state_json and table.version is not None
-        game = GAMES[table.game]
-        if game.to_act(game.from_json(table.state_json)) is not None:
-            return
-        assert service.press(chat, me, encode(table_id, table.version, "next"),
-                             f"next-{table_id}-{table.version}").ok
-    raise AssertionError("no turn after five rounds")

@@ -23,8 +23,9 @@ from chatbot.webapp.initdata import sign
 from chatbot.webapp.links import page_url
 from storage.db import utcnow
 from storage.models import ChatMember, Outbox
+from tests.dealing import to_a_turn
 
-from .api import TOKEN, new_on_turn, run_api, to_a_turn
+from .api import TOKEN, new_on_turn, run_api
 
 GROUP = ChatRef("telegram", "-100777", "group", "Stammtisch")
 ANNA, BEN, CEM, EVE = (UserRef("1001", "Anna"), UserRef("1002", "Ben"),

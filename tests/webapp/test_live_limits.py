@@ -19,6 +19,7 @@ from chatbot.service import ChatRef, Service, Settings, UserRef
 from chatbot.webapp.initdata import sign
 from chatbot.webapp.server import HUB, make_app
 from engine import GAMES
+from tests.dealing import to_a_turn
 
 from .api import TOKEN, new_on_turn
 
@@ -95,13 +96,10 @@ def _group_game(service: Service) -> tuple[int, str]:
     for person, code in ((BEN, "join"), (ANNA, "fill.+"), (ANNA, "start")):
         version = service.table(out.table_id).version  # type: ignore[union-attr]
         assert service.press(GROUP, person, f"v1:{out.table_id}:{version}:{code}").ok
-    for _ in range(5):  # a round that ended on the deal: on to the next
-        table = service.table(out.table_id)
-        game = GAMES[table.game]  # type: ignore[union-attr]
-        if game.to_act(game.from_json(table.state_json)) is not None:  # type: ignore[union-attr,arg-type]
-            return out.table_id, table.token  # type: ignore[union-attr,return-value]
-        assert service.press(GROUP, ANNA, f"v1:{out.table_id}:{table.version}:next").ok  # type: ignore[union-attr]
-    raise AssertionError("no turn")
+    to_a_turn(service, GROUP, ANNA, out.table_id)  # (a round that ended on the deal)
+    table = service.table(out.table_id)
+    assert table is not None and table.token
+    return out.table_id, table.token
 
 
 def _a_move(service: Service, table_id: int) -> None:

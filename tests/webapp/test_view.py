@@ -20,7 +20,7 @@ from chatbot.webapp.boards import BOARDS
 from chatbot.webapp.initdata import sign
 from engine import GAMES
 
-from .api import TOKEN, run_api
+from .api import TOKEN, run_api, view_on_turn
 
 NEW = {"runfast": "runfast 2 anfänger", "schwimmen": "schwimmen 1 anfänger",
        "scat": "scat 2 anfänger", "climbing": "climbing 3 anfänger"}
@@ -134,9 +134,7 @@ def test_schwimmen_and_scat_say_what_to_choose_and_offer_their_moves(sqlite_engi
             swim = _new(service, person, "schwimmen")  # (not when the CPU knocked first,
             view = await (await client.get(  # about one deal in fifty: the final round)
                 f"/webapp/api/table?t={swim}", headers=_init(person))).json()
-            while not view["turn"]["yours"]:  # (a 31 on the deal ended the round at once)
-                view = await (await client.post("/webapp/api/move", headers=_init(person), json={
-                    "table": swim, "version": view["version"], "code": "next"})).json()
+            view = await view_on_turn(client, swim, _init(person), view)  # (a 31 dealt)
             if GAMES["schwimmen"].phase(_state(service, swim)) == "turn":
                 break
         assert {m["code"] for m in view["moves"]} >= {"pass", "knock", "all"}
@@ -151,10 +149,7 @@ def test_schwimmen_and_scat_say_what_to_choose_and_offer_their_moves(sqlite_engi
         assert two["move"]["code"] == f"swap.{give}.{take}" and "⇄" in two["text"]
         scat = _new(service, 143, "scat")
         view = await (await client.get(f"/webapp/api/table?t={scat}", headers=_init(143))).json()
-        while not view["turn"]["yours"]:  # (a 31 on the deal ended the round at once)
-            assert [m["code"] for m in view["moves"]] == ["next"]
-            view = await (await client.post("/webapp/api/move", headers=_init(143), json={
-                "table": scat, "version": view["version"], "code": "next"})).json()
+        view = await view_on_turn(client, scat, _init(143), view)  # (a 31 on the deal)
         assert {m["code"] for m in view["moves"]} >= {"draw", "take"}
         assert view["selectable"] == [] and view["middle"]["stack"] > 0
         drawn = await (await client.post("/webapp/api/move", headers=_init(143), json={

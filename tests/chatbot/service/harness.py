@@ -18,6 +18,7 @@ from sqlmodel import Session, col, select
 from chatbot.service import ChatRef, Outcome, UserRef
 from engine import schwimmen as S
 from storage.models import GameTable, Move, Outbox, Result, Seat
+from tests import dealing
 from tests.conftest import FakeClock, Message, Postman, make_service
 
 P = "test"
@@ -148,15 +149,29 @@ def human_turn(h: Harness, table_id: int, chat: ChatRef) -> dict[str, str]:
 
 
 def until_human_moves(h: Harness, table_id: int, user: UserRef = ALICE) -> dict[str, str]:
-    """CPUs move and new rounds are dealt until the human has moves to choose from."""
+    """CPUs move and new rounds are dealt (``tests.dealing``: the person presses "next" after
+    a round that ended before their turn) until the human has moves to choose from."""
     chat = private(user)
-    for _ in range(50):
+
+    def moves() -> dict[str, str] | None:
         shown = human_turn(h, table_id, chat)
-        if any(is_move(c) for c in shown):
-            return shown
+        return shown if any(is_move(c) for c in shown) else None
+
+    def deal_on() -> None:
+        shown = h.buttons(chat, table_id)
         assert "next" in shown, shown  # a round ended (a 31): deal the next one
         assert h.press(chat, user, shown["next"]).changed
-    raise AssertionError("the human never came to move")
+
+    return dealing.until_a_turn(moves, deal_on)
+
+
+def until_a_turn_in_group(h: Harness, table_id: int) -> int:
+    """The seat on turn at a group table, the clock dealing on (``tests.dealing``: a group
+    table deals the next round itself, a short delay after a round ended on the deal)."""
+    seat: int = dealing.until_a_turn(
+        lambda: h.state(table_id).to_act,
+        lambda: h.run_deadlines(table_id, kinds=("next",)))
+    return seat
 
 
 def pick(codes: list[str], rng: random.Random, knock: float = 0.5) -> str:

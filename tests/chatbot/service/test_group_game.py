@@ -29,6 +29,7 @@ from tests.chatbot.service.harness import (
     open_group_table,
     pick,
     private,
+    until_a_turn_in_group,
 )
 from tests.conftest import card_symbols
 
@@ -123,7 +124,7 @@ def test_group_game_never_shows_hand_cards_in_the_group(h: Harness) -> None:
 def test_leak_watch_catches_a_leak(h: Harness) -> None:
     """The watch itself works: a hand card written to the group is caught."""
     table_id = open_group_table(h, [ALICE, BOB], start=True)
-    h.run_deadlines(table_id, kinds=("next",))  # in case the first deal was a 31
+    until_a_turn_in_group(h, table_id)  # (a round that ended on the deal)
     watch = LeakWatch(h, table_id, [ALICE, BOB])
     watch.last_id = max_outbox_id(h)
     watch()

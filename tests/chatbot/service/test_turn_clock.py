@@ -29,6 +29,7 @@ from tests.chatbot.service.harness import (
     pick,
     private,
     snapshot,
+    until_a_turn_in_group,
     until_human_moves,
 )
 
@@ -125,8 +126,7 @@ def test_pressing_in_time_resets_the_timeout_count(h: Harness) -> None:
     rng = random.Random(4)
     seat_user = {s.seat_no: (ALICE if s.name == "Alice" else BOB) for s in h.seats(table_id)}
     # the first player on turn times out once ...
-    h.run_deadlines(table_id, kinds=("next",))
-    slow_seat = h.state(table_id).to_act
+    slow_seat = until_a_turn_in_group(h, table_id)
     for kind in ("remind", "timeout"):
         table = h.table(table_id)
         assert table.deadline_kind == kind
