@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.telegram_cases import _Control, offer  # noqa: E402
+from bench.telegram_cases import NOT_MOVES, _Control, offer  # noqa: E402
 from bench.telegram_harness import (  # noqa: E402
     _bin,
     _cpu_all,
@@ -88,7 +88,7 @@ def _keep_thinking(url: str, chats: list[int], stop: threading.Event) -> None:
             skip = ["v1:0:"] + ([pressed[chat]] if chat in pressed else [])
             uid = control.call("press_newest", {
                 "chat_id": chat, "user_id": chat, "prefix": "v1:", "skip_prefix": skip,
-                "skip_suffixes": ["back", "cards"], "prefer_suffix": ":next",
+                "skip_suffixes": NOT_MOVES, "prefer_suffix": ":next",
                 "seed": k})["update_id"]
             if uid is not None:
                 data = control.call("get_update", {"update_id": uid})["callback_query"]["data"]
@@ -96,13 +96,15 @@ def _keep_thinking(url: str, chats: list[int], stop: threading.Event) -> None:
         stop.wait(0.1)
 
 
-def case(mode: str, k: int, tables: int, rate: float, seconds: float) -> dict[str, float]:
-    """One run: ``mode`` "thread" or "pool", ``k`` Experte tables thinking."""
+def case(mode: str, k: int, tables: int, rate: float, seconds: float,
+         workers: str = "") -> dict[str, float]:
+    """One run: ``mode`` "thread" or "pool" (of ``workers`` processes; "": one per core),
+    ``k`` Experte tables thinking."""
     port = _free_ports(1)[0]
     env = {"CPU_DELAY": "0", "TELEGRAM_CHAT_INTERVAL": "0", "LOG_LEVEL": "WARNING",
            "INPUT_RATE": "off", "TELEGRAM_GLOBAL_PER_SECOND": "100000",
            "TELEGRAM_GROUP_PER_MINUTE": "100000", "METRICS_PORT": str(port),
-           "CPU_WORKERS": "0" if mode == "thread" else ""}
+           "CPU_WORKERS": "0" if mode == "thread" else workers}
     others = list(range(40_001, 40_001 + tables))
     experte = list(range(50_001, 50_001 + k))
     with tempfile.TemporaryDirectory() as tmp:
@@ -152,12 +154,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--tables", type=int, default=100)
     parser.add_argument("--modes", nargs="+", choices=("thread", "pool"),
                         default=["thread", "pool"])
+    parser.add_argument("--workers", default="", help="the pool's processes (default: cores)")
     args = parser.parse_args(argv)
     print(f"{args.tables} Anfänger tables pressed at {args.rate:.0f}/s for {args.seconds:.0f} s "
-          f"while K Experte tables think; thread = CPU_WORKERS=0, pool = one worker per core")
+          f"while K Experte tables think; thread = CPU_WORKERS=0, pool = "
+          f"{args.workers or 'one'} worker(s) {'' if args.workers else 'per core'}")
     for k in args.ks:
         for mode in args.modes:
-            case(mode, k, args.tables, args.rate, args.seconds)
+            case(mode, k, args.tables, args.rate, args.seconds, args.workers)
 
 
 if __name__ == "__main__":
