@@ -51,7 +51,8 @@ class Deadlines:
                                 .order_by(col(GameTable.next_deadline)).limit(limit)).all()
         return [(r[0], r[1], r[2]) for r in rows]  # type: ignore[misc]
 
-    def fire(self, table_id: int, version: int, *, may_think: bool = True) -> bool | None:
+    def fire(self, table_id: int, version: int, *, may_think: bool = True,
+             planned: str | None = None) -> bool | None:
         """Claim and run a table's deadline. Runs once: a stale or early claim does nothing.
 
         A CPU level that thinks against a clock (Experte) decides before the claim, outside any
@@ -59,10 +60,10 @@ class Deadlines:
         the claim then checks that the table is still at the version the move was decided for.
         The quick levels decide inside the claim, which saves reading the table twice.
         ``may_think=False``: where such thinking must not run (an event loop), return ``None``
-        instead, having changed nothing; the caller fires again where it may.
+        instead, having changed nothing; the caller fires again where it may, or decides with
+        ``plan`` elsewhere and fires here with the move as ``planned``.
         """
-        planned: str | None = None
-        plan_first = True
+        plan_first = planned is None
         while True:
             try:
                 with self.tx.tx() as session:
@@ -102,7 +103,7 @@ class Deadlines:
                     return None
                 plan_first = False
                 try:
-                    planned = self._plan(table_id, version)
+                    planned = self.plan(table_id, version)
                 except Exception:
                     log.exception("table %s: CPU decision failed", table_id)
                 continue
@@ -154,8 +155,10 @@ class Deadlines:
         """Fire every due evening step (the adapters' sweeps call this); how many fired."""
         return sum(self.fire_evening(e, v) for e, v in self.evenings_due())
 
-    def _plan(self, table_id: int, version: int) -> str | None:
-        """Decide a due CPU move without locking anything (``None`` if none is due)."""
+    def plan(self, table_id: int, version: int) -> str | None:
+        """Decide a due CPU move without locking anything (``None`` if none is due): the
+        thinking half of ``fire``, for a caller that thinks on one thread and claims on
+        another (``fire(..., planned=…)`` checks the version again)."""
         with self.tx.read() as session:
             table = session.get(GameTable, table_id)
             if (table is None or table.version != version or table.next_deadline is None

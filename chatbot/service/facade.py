@@ -304,9 +304,14 @@ class Service:
         """Upcoming deadlines (table id, version, when), soonest first: for arming jobs."""
         return self.deadlines.upcoming(limit)
 
-    def fire_due(self, table_id: int, version: int, *, may_think: bool = True) -> bool | None:
+    def fire_due(self, table_id: int, version: int, *, may_think: bool = True,
+                 planned: str | None = None) -> bool | None:
         """Claim and run a table's deadline, once (see ``Deadlines.fire``)."""
-        return self.deadlines.fire(table_id, version, may_think=may_think)
+        return self.deadlines.fire(table_id, version, may_think=may_think, planned=planned)
+
+    def plan_due(self, table_id: int, version: int) -> str | None:
+        """Decide a due CPU move without claiming it (see ``Deadlines.plan``)."""
+        return self.deadlines.plan(table_id, version)
 
     def evenings_due(self, now: datetime | None = None) -> list[tuple[int, int]]:
         """Stammtisch evenings whose next step is due: (id, version) for ``fire_evening``."""

@@ -216,10 +216,18 @@ class TelegramBot:
 
     async def _fire_due(self, table_id: int, version: int) -> None:
         """Fire a deadline where inputs run; a CPU that must think first is waited for on a
-        thinking thread (it may take a second, and the loop goes on meanwhile)."""
-        if await self._db(self.service.fire_due, table_id, version, may_think=False) is None:
-            await asyncio.get_running_loop().run_in_executor(
-                self._thinkers, self.service.fire_due, table_id, version)
+        thinking thread (it may take a second, and the loop goes on meanwhile), and its move
+        is then played where inputs run, like a press: on SQLite a claim from another thread
+        would hold the database's write lock against the event loop's own transactions."""
+        if await self._db(self.service.fire_due, table_id, version, may_think=False) is not None:
+            return
+        loop = asyncio.get_running_loop()
+        planned = await loop.run_in_executor(self._thinkers, self.service.plan_due,
+                                             table_id, version)
+        if planned is not None:
+            await self._db(self.service.fire_due, table_id, version, planned=planned)
+        else:  # not due any more, or the decision failed: the full path decides what is left
+            await loop.run_in_executor(self._thinkers, self.service.fire_due, table_id, version)
 
     async def _deadline_job(self, context: ContextTypes.DEFAULT_TYPE) -> None:
         table_id, version = context.job.data  # type: ignore[union-attr,misc]

@@ -81,6 +81,55 @@ def test_no_workers_thinks_on_the_calling_thread(db_engine: Engine, clock: FakeC
     assert h.service.decisions.load() >= 1.0
 
 
+def _until_a_cpu_turn_is_due(h: Harness, table_id: int) -> Any:
+    """Play the person's turns until the table waits for an Experte's move."""
+    for _ in range(20):
+        table = h.table(table_id)
+        if table.deadline_kind == "cpu":
+            h.clock.set(table.next_deadline)
+            return table
+        if table.deadline_kind == "next":
+            h.clock.set(table.next_deadline)
+            assert h.fire(table_id, table.version)
+            continue
+        shown = h.buttons(private(ALICE), table_id)
+        code = next(c for c in sorted(shown) if c.startswith(("swap", "pass", "all", "next")))
+        assert h.press(private(ALICE), ALICE, shown[code]).changed
+    raise AssertionError("no CPU turn")
+
+
+def test_a_move_thought_on_one_thread_is_claimed_on_another(db_engine: Engine,
+                                                             clock: FakeClock) -> None:
+    """The Telegram loop asks ``plan_due`` on a thinking thread and plays the move with
+    ``fire_due(planned=…)`` where inputs run: the move counts once, as decided."""
+    h = Harness(db_engine, clock, cpu_delay=0, experte_budget=0.02, cpu_workers=1)
+    table_id = _experte_table(h)
+    table = _until_a_cpu_turn_is_due(h, table_id)
+    assert h.service.fire_due(table_id, table.version, may_think=False) is None  # it thinks
+    planned = h.service.plan_due(table_id, table.version)
+    assert planned is not None
+    before = len(h.moves(table_id))
+    assert h.service.fire_due(table_id, table.version, planned=planned) is True
+    new = h.moves(table_id)[before:]
+    assert new and new[0].actor == "cpu" and new[0].code == planned
+    assert h.service.fire_due(table_id, table.version, planned=planned) is False  # once
+    assert len(h.moves(table_id)) == len(new) + before
+
+
+def test_a_planned_move_for_an_older_version_is_not_played(db_engine: Engine,
+                                                            clock: FakeClock) -> None:
+    h = Harness(db_engine, clock, cpu_delay=0, experte_budget=0.02, cpu_workers=1)
+    table_id = _experte_table(h)
+    table = _until_a_cpu_turn_is_due(h, table_id)
+    planned = h.service.plan_due(table_id, table.version)
+    assert planned is not None
+    assert h.fire(table_id, table.version)  # the move was played another way meanwhile
+    moves = len(h.moves(table_id))
+    assert h.service.fire_due(table_id, table.version, planned=planned) is False
+    assert len(h.moves(table_id)) == moves
+    assert h.service.plan_due(table_id, table.version) is None  # nothing due at that version
+
+
 def test_a_hint_thinks_in_the_pool_too(db_engine: Engine, clock: FakeClock,
                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """The coach's "💡 Tip" thinks where the Experte's moves are thought (issue 41), with the
