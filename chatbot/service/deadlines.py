@@ -158,12 +158,14 @@ class Deadlines:
     def plan(self, table_id: int, version: int) -> str | None:
         """Decide a due CPU move without locking anything (``None`` if none is due): the
         thinking half of ``fire``, for a caller that thinks on one thread and claims on
-        another (``fire(..., planned=…)`` checks the version again)."""
+        another (``fire(..., planned=…)`` checks the version again). The thinking runs after
+        the read transaction ended: a snapshot held for a second per thinking table would
+        keep SQLite's checkpoints from resetting the write-ahead log."""
         with self.tx.read() as session:
             table = session.get(GameTable, table_id)
             if (table is None or table.version != version or table.next_deadline is None
                     or table.deadline_kind not in ("cpu", "timeout")):
                 return None
             seats = store.seats(session, table)
-            return self.decisions.decide(table, seats, store.model(table, seats))
+        return self.decisions.decide(table, seats, store.model(table, seats))
 
