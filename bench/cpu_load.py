@@ -42,6 +42,9 @@ from bench.telegram_harness import (  # noqa: E402
 
 ANSWER_WINDOW = 10.0  # seconds: a press answered later is lost to the person
 EXPERTE_SETUP = "/new schwimmen 2 experte"
+# The keeper presses moves only: no resigning (it ended the game: no more thinking) and no
+# move log (📜 keeps the version, and the keeper presses each version once: the table stood).
+KEEPER_SKIPS = [*NOT_MOVES, "resign", "resign.y", "resign.n", "log"]
 METRIC = "stammtisch_experte_decision_seconds"
 
 
@@ -88,7 +91,7 @@ def _keep_thinking(url: str, chats: list[int], stop: threading.Event) -> None:
             skip = ["v1:0:"] + ([pressed[chat]] if chat in pressed else [])
             uid = control.call("press_newest", {
                 "chat_id": chat, "user_id": chat, "prefix": "v1:", "skip_prefix": skip,
-                "skip_suffixes": NOT_MOVES, "prefer_suffix": ":next",
+                "skip_suffixes": KEEPER_SKIPS, "prefer_suffix": ":next",
                 "seed": k})["update_id"]
             if uid is not None:
                 data = control.call("get_update", {"update_id": uid})["callback_query"]["data"]
