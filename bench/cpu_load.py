@@ -121,14 +121,20 @@ def case(mode: str, k: int, tables: int, rate: float, seconds: float,
             keeper = threading.Thread(target=_keep_thinking, args=(fake.url, experte, stop))
             keeper.start()
             try:
-                time.sleep(3.0 if k else 0.0)  # the Experte players are under way
+                if k:  # the Experte players are under way (the pool started: spawned
+                    # workers import the engine, which would land in the measured seconds)
+                    _wait(lambda: _experte_stats(port)[0] >= k, 60, "Experte decisions",
+                          every=0.25, fatal=False)
+                    time.sleep(1.0)
                 count0, sum0, hist0 = _experte_stats(port)
-                mark = fake.last_seq()
                 cpu0 = _cpu_all(procs)
-                uids = offer(fake.url, others, rate, seconds)
-                _wait(lambda: len(fake.calls("answerCallbackQuery", since=mark)) >= len(uids),
-                      60, "answers", every=0.25, fatal=False)
+                uids = set(offer(fake.url, others, rate, seconds))
+                # the bot's CPU over the offered seconds (the Experte tables' work included)
                 cpu_ms = (_cpu_all(procs) - cpu0) / max(1, len(uids)) * 1000
+                # every offered press answered (the keeper's presses are answered too: a
+                # count of all answers since the offer began would stop before our slowest)
+                _wait(lambda: len(_latencies(fake, uids)[0]) >= len(uids),
+                      60, "answers", every=1.0, fatal=False)
                 count1, sum1, hist1 = _experte_stats(port)
             finally:
                 stop.set()
