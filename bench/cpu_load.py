@@ -121,8 +121,8 @@ def case(mode: str, k: int, tables: int, rate: float, seconds: float,
             keeper = threading.Thread(target=_keep_thinking, args=(fake.url, experte, stop))
             keeper.start()
             try:
-                if k:  # the Experte players are under way (the pool started: spawned
-                    # workers import the engine, which would land in the measured seconds)
+                if k:  # the Experte players are under way: as many decisions made as
+                    # tables (the pool started), then a second for the thinking to spread
                     _wait(lambda: _experte_stats(port)[0] >= k, 60, "Experte decisions",
                           every=0.25, fatal=False)
                     time.sleep(1.0)
