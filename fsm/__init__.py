@@ -25,6 +25,8 @@ from .table import (
     diagram_markdown,
     fire,
     mermaid,
+    play_out,
+    play_out_from_json,
     settle,
     standin_action,
 )
@@ -32,6 +34,7 @@ from .table import (
 __all__ = [
     "ABANDONED", "CLOSED", "DEALING", "EXCHANGE", "FINAL_ROUND", "FINISHED", "LOBBY", "MACHINE", "OPEN",
     "PAYOUT", "PLAYING", "SHOWDOWN", "STATES", "TRANSITIONS", "TURN", "TableModel",
-    "TransitionRefused", "advice", "advice_from_json", "cpu_action", "cpu_action_from_json", "diagram_markdown", "fire", "mermaid", "settle",
+    "TransitionRefused", "advice", "advice_from_json", "cpu_action", "cpu_action_from_json", "diagram_markdown", "fire", "mermaid", "play_out",
+    "play_out_from_json", "settle",
     "standin_action",
 ]

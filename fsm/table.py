@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -220,6 +220,40 @@ def _choose(game_id: str, state: Any, level: str, rng: random.Random, budget: fl
     if load is not None and hasattr(bot, "load"):
         bot.load = load  # type: ignore[attr-defined]
     return bot.choose(obs, rng).code
+
+
+def play_out(model: TableModel, levels: Sequence[str], version: int,
+             budget: float | None = None, max_moves: int = 5_000) -> dict[int, str]:
+    """The CPU moves that play a table's game to its end from here, each decided as the
+    service decides a CPU move (seeded by ``seed:version``; a round's end deals the next, one
+    version each): ``{table version the step is taken at: code}``, a deal's code ``"deal"``.
+    ``levels``: each seat's level, by seat number. Plays on ``model`` (the caller's copy)."""
+    moves: dict[int, str] = {}
+    for _ in range(max_moves):
+        if model.state not in PLAYING:
+            break
+        if model.state == PAYOUT:
+            fire(model, "next_round")
+            moves[version] = "deal"
+        else:
+            seat = model.game.to_act(model.engine_state)
+            code = cpu_action(model, levels[seat], random.Random(f"{model.seed}:{version}"),
+                              budget=budget)
+            fire(model, "act", action=code)
+            moves[version] = code
+        settle(model)
+        version += 1
+    return moves
+
+
+def play_out_from_json(game_id: str, fsm_state: str, seats: int, options: dict[str, Any],
+                       seed: int | None, state_json: str, levels: Sequence[str], version: int,
+                       budget: float | None = None, max_moves: int = 5_000) -> dict[int, str]:
+    """``play_out`` from plain values (the engine state in its JSON form), for a worker
+    process of the thinking pool."""
+    model = TableModel(game_id=game_id, state=fsm_state, seats=seats, options=options,
+                       seed=seed, engine_state=GAMES[game_id].from_json(state_json))
+    return play_out(model, levels, version, budget, max_moves)
 
 
 def advice(game_id: str, state: Any, seat: int, budget: float | None = None,

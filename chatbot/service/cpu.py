@@ -128,6 +128,18 @@ class Decisions:
                 _drop_pool(self.workers, pool)
         return work(*args)
 
+    def play_out(self, args: tuple[Any, ...]) -> dict[int, str]:
+        """A ⏩ skip's play-out, ``fsm.play_out_from_json(*args)``: thought in a worker
+        process (here when thinking on threads). Call it outside any transaction."""
+        with self._lock:
+            self.thinking += 1
+        try:
+            return self._think(fsm.play_out_from_json, args) if self.workers \
+                else fsm.play_out_from_json(*args)
+        finally:
+            with self._lock:
+                self.thinking -= 1
+
     def advise(self, game_id: str, state_json: str, seat: int) -> Advice:
         """The coach's hint for ``seat`` (``fsm.advice``): thought where the Experte's moves
         are, with the same budget and load factor. Call it outside any transaction."""

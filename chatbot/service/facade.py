@@ -26,7 +26,7 @@ from storage.models import Chat, GameTable, Move, Player
 from .. import buttons
 from ..i18n import DEFAULT_LANGUAGE, pick_language, tr
 from ..runtime import metrics
-from . import coach, commands, cpu, daily, outgoing, play, ratings, replays, router, store
+from . import coach, commands, cpu, daily, outgoing, play, ratings, replays, router, spectate, store
 from .api import Change, ChatRef, Outcome, Refusal, Settings, UserRef
 from .deadlines import Deadlines
 from .flood import Flood, Verdict
@@ -129,9 +129,11 @@ class Service:
         return self._run(chat_ref, user, update_key, work, Outcome(None, ok=True), "command")
 
     def press(self, chat_ref: ChatRef, user: UserRef, data: str | buttons.Press | None,
-              update_key: str | None = None) -> Outcome:
+              update_key: str | None = None,
+              planned: dict[tuple[int, int], str] | None = None) -> Outcome:
         """A button press with its (untrusted) data, or the press an adapter decoded from it
-        (``buttons.decode``: the data is parsed once)."""
+        (``buttons.decode``: the data is parsed once). A ⏩ skip's play-out is thought first,
+        outside the transaction (``plan_skip``), unless the adapter did (``planned``)."""
         held = self._held(chat_ref, user, None)
         if held is not None:
             return held
@@ -145,10 +147,24 @@ class Service:
         if press.code in ("tip", "review") and press.table_id:
             return self._coach(chat_ref, user, update_key, press, lang)
 
+        if planned is None and press.code in spectate.SKIP_CODES:
+            planned = self.plan_skip(chat_ref, user, press)
+
         def work(ctx: Ctx, chat: Any, player: Any) -> Outcome:
+            if planned:
+                ctx.planned.update(planned)
             return router.route(ctx, chat, player, user, press)
         return self._run(chat_ref, user, update_key, work,
                          Outcome(tr(lang, "already_handled"), ok=True), "press")
+
+    def plan_skip(self, chat_ref: ChatRef, user: UserRef,
+                  press: buttons.Press) -> dict[tuple[int, int], str]:
+        """The CPU moves a ⏩ skip press will play, thought now, outside any transaction (in
+        the thinking pool; an adapter calls it where waiting is harmless, then passes the
+        result to ``press``): ``{(table id, version): code}``, empty when there is nothing to
+        think beforehand (``spectate.plan``)."""
+        return spectate.plan(self.tx, self.decisions, chat_ref.platform, user.external_id,
+                             press.table_id)
 
     def _coach(self, chat_ref: ChatRef, user: UserRef, update_key: str | None,
                press: buttons.Press, lang: str) -> Outcome:

@@ -58,6 +58,9 @@ class Ctx:
     # that chat go to that topic; a table's messages go to the table's own)
     input_chat: str | None = None
     thread: str | None = None
+    # CPU moves thought before the input's transaction, outside it (a ⏩ skip's play-out):
+    # {(table id, version it is played at): code}; a move whose table moved on is thought here
+    planned: dict[tuple[int, int], str] = field(default_factory=dict)
 
     def touch(self, table: GameTable) -> None:
         self.touched[table.id] = table  # type: ignore[index]

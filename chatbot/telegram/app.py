@@ -330,6 +330,13 @@ class TelegramBot:
         if isinstance(data, buttons.Press) and data.code in ("tip", "review"):  # the coach:
             return await asyncio.to_thread(  # it thinks on a thread, not the loop or a batch
                 self.service.press, chat_ref, user, data, update_key)
+        if isinstance(data, buttons.Press) and data.code in ("skip", "skip.again"):
+            # ⏩: the CPUs' play-out is thought on a thinking thread (in the pool), its moves
+            # then played where inputs run, like a press
+            planned = await asyncio.get_running_loop().run_in_executor(
+                self._thinkers, self.service.plan_skip, chat_ref, user, data)
+            return await self._db(self.service.press, chat_ref, user, data, update_key,
+                                  planned)
         if self.presses is not None:
             return await self.presses.press(chat_ref, user, data, update_key)
         return await self._db(self.service.press, chat_ref, user, data, update_key)

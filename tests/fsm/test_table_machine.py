@@ -266,3 +266,64 @@ def test_diagram_is_current() -> None:
     assert committed == fsm.diagram_markdown(), (
         "docs/table-machine.md is out of date: run `stammtisch diagram` and commit the result"
     )
+
+
+def _replayed(game: str, seats: int, seed: int, version: int, steps: dict[int, str]
+              ) -> fsm.TableModel:
+    """A fresh table started like the one played out, its steps taken again in order."""
+    model = fsm.TableModel(game, seats=seats, seed=seed)
+    fsm.fire(model, "start")
+    fsm.settle(model)
+    for v in sorted(steps):
+        assert v == version, "the steps follow each other, one version each"
+        if steps[v] == "deal":
+            fsm.fire(model, "next_round")
+        else:
+            fsm.fire(model, "act", action=steps[v])
+        fsm.settle(model)
+        version += 1
+    return model
+
+
+@pytest.mark.parametrize(("game", "seats"), [
+    ("schwimmen", 2), ("schwimmen", 4), ("scat", 3), ("scat", 5), ("runfast", 3),
+    ("climbing", 4)])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_play_out_plays_the_game_to_its_end_and_its_steps_replay_to_the_same_state(
+        game: str, seats: int, seed: int) -> None:
+    """A ⏩ skip's play-out thought in the pool (``fsm.play_out_from_json``): every step keyed
+    by the table version it is taken at, deals included, and taken again through the machine
+    they give the same finished table (the service plays them so)."""
+    model = fsm.TableModel(game, seats=seats, seed=seed)
+    fsm.fire(model, "start")
+    fsm.settle(model)
+    levels = ["anfaenger", *["normal"] * (seats - 1)]
+    steps = fsm.play_out_from_json(game, model.state, seats, {}, seed,
+                                   model.game.to_json(model.engine_state), levels, 5)
+    assert steps and min(steps) == 5 and sorted(steps) == list(range(5, 5 + len(steps)))
+    again = _replayed(game, seats, seed, 5, steps)
+    assert again.state == fsm.FINISHED
+    model_played = fsm.TableModel(game, seats=seats, seed=seed)
+    fsm.fire(model_played, "start")
+    fsm.settle(model_played)
+    fsm.play_out(model_played, levels, 5)
+    assert model_played.state == fsm.FINISHED
+    assert again.game.to_json(again.engine_state) == \
+        model_played.game.to_json(model_played.engine_state)
+
+
+def test_play_out_decides_like_the_service_seeded_by_table_and_version() -> None:
+    """Each move is the one ``cpu_action`` picks with the generator seeded ``seed:version``,
+    as the service seeds a CPU decision (so a quick level plays the same game either way)."""
+    model = started()
+    first_version = 9
+    steps = fsm.play_out(started(), ["normal"] * 3, first_version)
+    first = steps[first_version]
+    assert first == fsm.cpu_action(model, "normal", random.Random(f"7:{first_version}"))
+
+
+def test_play_out_stops_at_its_bound_and_leaves_closed_tables_alone() -> None:
+    assert len(fsm.play_out(started(), ["normal"] * 3, 1, max_moves=4)) == 4
+    done = started()
+    fsm.fire(done, "stop")
+    assert fsm.play_out(done, ["normal"] * 3, 1) == {}
