@@ -131,6 +131,12 @@ def test_bad_input_gets_short_answer_and_changes_nothing(
     n_moves = len(db.moves(game.table_id))
     fake.wait_for(lambda: codes(game.table_message(), game.table_id).get("cards", "")
                   .split(":")[2:3] == [str(version)], WAIT, message="the table message drawn")
+
+    def hand_drawn(u: int) -> bool:  # (a round that ended on the deal is drawn over)
+        datas = codes(game.hand_message(u), game.table_id).values()
+        return bool(datas) and all(d.split(":")[2] == str(version) for d in datas)
+    fake.wait_for(lambda: all(hand_drawn(u) for u in names), WAIT,
+                  message="every hand message drawn at the table's version")
     table_before = snapshot(game.table_message())
     hands_before = {u: snapshot(game.hand_message(u)) for u in names}
     move = move_datas(hand, game.table_id)[0]
