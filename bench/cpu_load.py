@@ -11,8 +11,9 @@ the bot → its answer) is measured, as in ``bench/telegram.py``'s steady case. 
 in the same run: the Experte thinking on threads of the bot's process (``CPU_WORKERS=0``, as
 before issue 39) and in the process pool (one worker per core). Prints p50/p99 of the other
 presses, how many were answered within Telegram's answer window (10 s), the Experte decisions
-made and their mean and p95 time (the bot's ``/metrics``), and the bot's CPU per press.
-Asserts nothing.
+made and their mean and p95 time (the bot's ``/metrics``), the bot's CPU per press, and how
+much of the offered seconds the bot's event loop ran on a core and waited in the run queue for
+one (Linux schedstat: the cores' share, which no code of the bot's decides). Asserts nothing.
 """
 
 from __future__ import annotations
@@ -99,6 +100,16 @@ def _keep_thinking(url: str, chats: list[int], stop: threading.Event) -> None:
         stop.wait(0.1)
 
 
+def _main_thread_times(pid: int) -> tuple[float, float]:
+    """Seconds the bot's main thread (the event loop) ran on a core and waited in the run
+    queue for one (Linux ``/proc/<pid>/task/<pid>/schedstat``; zeros elsewhere)."""
+    try:
+        ran, waited, _ = Path(f"/proc/{pid}/task/{pid}/schedstat").read_text().split()
+    except (OSError, ValueError):
+        return 0.0, 0.0
+    return int(ran) / 1e9, int(waited) / 1e9
+
+
 def case(mode: str, k: int, tables: int, rate: float, seconds: float,
          workers: str = "") -> dict[str, float]:
     """One run: ``mode`` "thread" or "pool" (of ``workers`` processes; "": one per core),
@@ -128,7 +139,9 @@ def case(mode: str, k: int, tables: int, rate: float, seconds: float,
                     time.sleep(1.0)
                 count0, sum0, hist0 = _experte_stats(port)
                 cpu0 = _cpu_all(procs)
+                loop0, t0 = _main_thread_times(procs[0].pid), time.monotonic()
                 uids = set(offer(fake.url, others, rate, seconds))
+                loop1, t1 = _main_thread_times(procs[0].pid), time.monotonic()
                 # the bot's CPU over the offered seconds (the Experte tables' work included)
                 cpu_ms = (_cpu_all(procs) - cpu0) / max(1, len(uids)) * 1000
                 # every offered press answered (the keeper's presses are answered too: a
@@ -147,11 +160,14 @@ def case(mode: str, k: int, tables: int, rate: float, seconds: float,
            "in_time": in_time, "offered": len(uids), "decisions": decisions,
            "decision_mean": (sum1 - sum0) / decisions if decisions else float("nan"),
            "decision_p95": _p95(hist0, hist1) if decisions else float("nan"),
-           "cpu_ms": cpu_ms}
+           "cpu_ms": cpu_ms, "loop_ran": (loop1[0] - loop0[0]) / (t1 - t0),
+           "loop_waited": (loop1[1] - loop0[1]) / (t1 - t0)}
     print(f"K={k:<3d} {mode:6s}  other presses p50 {out['p50']:7.1f} ms  p99 "
           f"{out['p99']:8.1f} ms  answered in time {in_time}/{len(uids)}  Experte "
           f"{decisions:4.0f} decisions, mean {out['decision_mean']:.2f} s, p95 ≤ "
-          f"{out['decision_p95']:.2f} s  CPU {cpu_ms:.2f} ms/press", flush=True)
+          f"{out['decision_p95']:.2f} s  CPU {cpu_ms:.2f} ms/press  event loop ran "
+          f"{out['loop_ran']:.0%}, waited for a core {out['loop_waited']:.0%} of the time",
+          flush=True)
     return out
 
 
