@@ -80,8 +80,8 @@ def echo_case(client: str, rate: float, seconds: float) -> dict[str, Any]:
 def summarize(path: str, top: int = 25) -> None:
     """Print where the samples of a py-spy raw (collapsed) profile go: by kind (a sample counts
     for the first kind of ``KINDS`` found anywhere on its stack, below the service's own code
-    — so 'SQLAlchemy' holds what the ORM calls down into the driver) and the hottest
-    functions by own time."""
+    — so 'SQLAlchemy' holds what the ORM calls down into the driver; the event loop waiting
+    in epoll is idle, not work) and the hottest functions by own time."""
     frame = re.compile(r"([^;]+?) \(([^);]*?):\d+\)")
     kinds: Counter[str] = Counter()
     own: Counter[str] = Counter()
@@ -94,8 +94,11 @@ def summarize(path: str, top: int = 25) -> None:
         total += n
         frames = frame.findall(stack)
         files = [f for _, f in frames]
-        kind = next((name for name, marks in KINDS
-                     if any(f.startswith(m) for f in files for m in marks)), "other")
+        if frames and frames[-1][0] == "EpollSelector.select":  # the loop waiting: not work
+            kind = "idle (the event loop waiting in epoll)"
+        else:
+            kind = next((name for name, marks in KINDS
+                         if any(f.startswith(m) for f in files for m in marks)), "other")
         kinds[kind] += n
         if frames:
             name, file = frames[-1]

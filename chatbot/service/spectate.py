@@ -14,6 +14,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from sqlmodel import Session
+
 import fsm
 from storage.models import GameTable, Outbox, Player, Seat
 
@@ -49,7 +51,7 @@ def plan(tx: Transactions, decisions: Decisions, platform: str, user_id: str,
     return planned
 
 
-def play_out_job(session: Any, platform: str, user_id: str, table_id: int | None
+def play_out_job(session: Session, platform: str, user_id: str, table_id: int | None
                  ) -> tuple[int, int, tuple[Any, ...]] | None:
     """What a ⏩ press asks to think before its transaction: (table id, version, the
     arguments of ``fsm.play_out_from_json``) for the table as it stands; ``None`` when there
