@@ -2,6 +2,7 @@
 
     python bench/hotpath.py [--rates 100 300 500] [--pg-rates 100] [--repeat 3]
                             [--seconds 15] [--count-sql] [--profile DIR] [--profile-rate 300]
+                            [--profile-db sqlite|postgres]
 
 For each repeat, each database and rate: ``stammtisch telegram`` at a steady rate (100 private
 Schwimmen tables, ``bench/telegram_cases.steady_case``), then at once the bare
@@ -9,7 +10,7 @@ python-telegram-bot echo bot (``bench/baseline/echo_bot.py``) at the same rate, 
 client and on the bot's aiohttp client — back to back in the same minutes, so that the ratios
 hold on a busy machine where the absolute figures move. ``--count-sql`` runs the bot under
 ``bench/sqlcount.py`` (statements and commits per update); ``--profile DIR`` records the bot with
-py-spy once more at ``--profile-rate`` on SQLite and prints where its CPU goes. Prints figures
+py-spy once more at ``--profile-rate`` on ``--profile-db`` (SQLite) and prints where its CPU goes. Prints figures
 only; asserts nothing.
 """
 
@@ -123,6 +124,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="the httpx echo bot only up to this rate (it saturates above)")
     parser.add_argument("--profile", default=None, metavar="DIR")
     parser.add_argument("--profile-rate", type=float, default=300)
+    parser.add_argument("--profile-db", choices=("sqlite", "postgres"), default="sqlite")
     args = parser.parse_args(argv)
     cases = [("sqlite", r) for r in args.rates] + [("postgres", r) for r in args.pg_rates]
     rows: list[tuple[str, float, int, dict[str, Any], dict[str, dict[str, Any]]]] = []
@@ -153,8 +155,8 @@ def main(argv: list[str] | None = None) -> None:
                   f"{len(ratios)}: {statistics.median(ratios):.2f}")
     if args.profile:
         Path(args.profile).mkdir(parents=True, exist_ok=True)
-        out = str(Path(args.profile) / f"bot-sqlite-{args.profile_rate:.0f}.txt")
-        bot_case("sqlite", args.profile_rate, args.seconds, False, profile=out)
+        out = str(Path(args.profile) / f"bot-{args.profile_db}-{args.profile_rate:.0f}.txt")
+        bot_case(args.profile_db, args.profile_rate, args.seconds, False, profile=out)
         summarize(out)
 
 

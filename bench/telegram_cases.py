@@ -198,10 +198,12 @@ def offer(url: str, chats: list[int], rate: float, seconds: float, senders: int 
 
 def _py_spy(pid: int, seconds: float, out: str) -> subprocess.Popen:
     """``py-spy record`` on ``pid`` for ``seconds`` (100 samples a second, without pausing the
-    process: ``--nonblocking``), collapsed stacks into ``out``."""
+    process: ``--nonblocking``; only the thread holding the interpreter lock: ``--gil``, so
+    that threads waiting on the database or a queue do not count as work), collapsed stacks
+    into ``out``."""
     spy = str(Path(sys.executable).parent / "py-spy")
     return subprocess.Popen([spy, "record", "--pid", str(pid), "--duration",
-                             str(max(1, int(seconds))), "--rate", "100", "--nonblocking",
+                             str(max(1, int(seconds))), "--rate", "100", "--nonblocking", "--gil",
                              "--format", "raw", "--output", out],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
