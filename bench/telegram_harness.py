@@ -43,7 +43,10 @@ def _table_message(fake, chat: int) -> dict | None:
 def _pick(message: dict, rng: random.Random) -> str | None:
     datas = [b["callback_data"] for row in message["reply_markup"]["inline_keyboard"]
              for b in row]
-    moves = [d for d in datas if d.rsplit(":", 1)[-1] not in ("again", "back", "cards")]
+    # no "💡 Tip" or review either (since issue 41): they make the Experte think for a second in
+    # the thinking pool, load of another kind than the presses measured (``NOT_MOVES``)
+    moves = [d for d in datas
+             if d.rsplit(":", 1)[-1] not in ("again", "back", "cards", "tip", "review")]
     nxt = [d for d in moves if d.endswith(":next")]
     if nxt:
         return nxt[0]
