@@ -111,14 +111,15 @@ def _main_thread_times(pid: int) -> tuple[float, float]:
 
 
 def case(mode: str, k: int, tables: int, rate: float, seconds: float,
-         workers: str = "") -> dict[str, float]:
+         workers: str = "", setup: str = EXPERTE_SETUP,
+         extra_env: dict[str, str] | None = None) -> dict[str, float]:
     """One run: ``mode`` "thread" or "pool" (of ``workers`` processes; "": one per core),
-    ``k`` Experte tables thinking."""
+    ``k`` Experte tables thinking, each opened with ``setup``; ``extra_env`` for the bot."""
     port = _free_ports(1)[0]
     env = {"CPU_DELAY": "0", "TELEGRAM_CHAT_INTERVAL": "0", "LOG_LEVEL": "WARNING",
            "INPUT_RATE": "off", "TELEGRAM_GLOBAL_PER_SECOND": "100000",
            "TELEGRAM_GROUP_PER_MINUTE": "100000", "METRICS_PORT": str(port),
-           "CPU_WORKERS": "0" if mode == "thread" else workers}
+           "CPU_WORKERS": "0" if mode == "thread" else workers, **(extra_env or {})}
     others = list(range(40_001, 40_001 + tables))
     experte = list(range(50_001, 50_001 + k))
     with tempfile.TemporaryDirectory() as tmp:
@@ -126,7 +127,7 @@ def case(mode: str, k: int, tables: int, rate: float, seconds: float,
         with _running_bots([_bin("stammtisch"), "telegram"], env, others,
                            "/new schwimmen 1 anfaenger", "aiohttp") as (fake, procs):
             for chat in experte:
-                fake.send_text(chat, chat, EXPERTE_SETUP)
+                fake.send_text(chat, chat, setup)
             _wait(lambda: all(_table_message(fake, c) for c in experte), 120, "Experte tables")
             stop = threading.Event()
             keeper = threading.Thread(target=_keep_thinking, args=(fake.url, experte, stop))
