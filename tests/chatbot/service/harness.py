@@ -142,6 +142,39 @@ def new_private_game(h: Harness, user: UserRef = ALICE, opponents: int = 2) -> i
     return out.table_id
 
 
+def knocked_out(h: Harness, setup: str = "schwimmen 2 anfaenger",
+                user: UserRef = ALICE) -> int:
+    """A private Schwimmen game (``/new setup``) in which ``user`` is out while the CPUs play
+    on: they knock at once, every time (they lose a lot), the CPUs' deadlines fire one at a
+    time; a game they won is played again (at most eight)."""
+    chat = private(user)
+    table_id = None
+    for _attempt in range(8):
+        if table_id is None:
+            out = h.command(chat, user, "new", setup)
+        else:  # they won that one: again
+            out = h.press(chat, user, h.buttons(chat, table_id)["again"])
+        assert out.ok and out.table_id
+        table_id = out.table_id
+        for _ in range(3000):
+            state, table = h.state(table_id), h.table(table_id)
+            if state.out[0] or table.fsm_state == "finished":
+                break
+            if table.deadline_kind in ("cpu", "next"):  # one CPU move (or deal) at a time
+                h.clock.set(table.next_deadline)  # type: ignore[arg-type]
+                h.fire(table_id, table.version)
+                continue
+            shown = h.buttons(chat, table_id)
+            moves = sorted(c for c in shown if is_move(c))
+            code = "knock" if "knock" in moves else moves[0] if moves else \
+                "next" if "next" in shown else None
+            if code is not None:
+                h.press(chat, user, shown[code])
+        if h.state(table_id).out[0] and h.table(table_id).fsm_state != "finished":
+            return table_id
+    raise AssertionError(f"{user.name} was never knocked out while the CPUs played on")
+
+
 def human_turn(h: Harness, table_id: int, chat: ChatRef) -> dict[str, str]:
     """Let the CPUs move until the human is on turn (or the round/game is over)."""
     h.run_deadlines(table_id)

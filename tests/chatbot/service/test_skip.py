@@ -15,7 +15,7 @@ from sqlmodel import Session, select
 from chatbot import buttons
 from chatbot.service import UserRef
 from storage.models import Move, Result
-from tests.chatbot.service.harness import ALICE, Harness, is_move, private
+from tests.chatbot.service.harness import ALICE, Harness, knocked_out, private
 from tests.conftest import FakeClock
 
 MALLORY = UserRef("mallory", "Mallory", language="de")
@@ -26,34 +26,6 @@ def h(db_engine: Engine, clock: FakeClock) -> Harness:
     return Harness(db_engine, clock, experte_budget=0.01)
 
 
-def _out_against_experte(h: Harness) -> int:
-    """A private Schwimmen game against two Experte in which Alice is out and the CPUs play
-    on (she knocks at once every time: she loses a lot)."""
-    chat = private(ALICE)
-    for _attempt in range(8):
-        out = h.command(chat, ALICE, "new", "schwimmen 2 experte")
-        assert out.ok and out.table_id
-        table_id = out.table_id
-        for _ in range(3000):
-            state, table = h.state(table_id), h.table(table_id)
-            if state.out[0] or table.fsm_state == "finished":
-                break
-            if table.deadline_kind in ("cpu", "next"):  # one CPU move (or deal) at a time
-                h.clock.set(table.next_deadline)  # type: ignore[arg-type]
-                h.fire(table_id, table.version)
-                continue
-            shown = h.buttons(chat, table_id)
-            moves = sorted(c for c in shown if is_move(c))
-            code = "knock" if "knock" in moves else moves[0] if moves else \
-                "next" if "next" in shown else None
-            if code is not None:
-                h.press(chat, ALICE, shown[code])
-        if h.state(table_id).out[0] and h.table(table_id).fsm_state != "finished":
-            return table_id
-        h.command(chat, ALICE, "stop")
-    raise AssertionError("Alice was never knocked out while the Experte played on")
-
-
 def _cpu_moves_after(h: Harness, table_id: int, version: int) -> dict[int, str]:
     """The CPU moves played since ``version``: {version it was played at: code}."""
     return {m.seq - 1: m.code for m in h.moves(table_id)
@@ -62,7 +34,7 @@ def _cpu_moves_after(h: Harness, table_id: int, version: int) -> dict[int, str]:
 
 def test_a_skip_at_an_experte_table_plays_the_moves_thought_before_its_transaction(
         h: Harness) -> None:
-    table_id = _out_against_experte(h)
+    table_id = knocked_out(h, "schwimmen 2 experte")
     chat = private(ALICE)
     shown = h.buttons(chat, table_id)
     assert set(shown) == {"skip", "skip.again"}
@@ -85,7 +57,7 @@ def test_a_skip_at_an_experte_table_plays_the_moves_thought_before_its_transacti
 
 def test_a_skip_whose_table_moved_on_meanwhile_thinks_the_rest_in_its_transaction(
         h: Harness) -> None:
-    table_id = _out_against_experte(h)
+    table_id = knocked_out(h, "schwimmen 2 experte")
     chat = private(ALICE)
     shown = h.buttons(chat, table_id)
     planned = h.service.plan_skip(chat, ALICE, buttons.decode(shown["skip"]))
@@ -108,7 +80,7 @@ def test_a_skip_whose_table_moved_on_meanwhile_thinks_the_rest_in_its_transactio
 
 def test_a_skip_without_a_plan_thinks_it_first_and_a_forged_one_changes_nothing(
         h: Harness) -> None:
-    table_id = _out_against_experte(h)
+    table_id = knocked_out(h, "schwimmen 2 experte")
     chat = private(ALICE)
     shown = h.buttons(chat, table_id)
     version = h.table(table_id).version

@@ -23,6 +23,7 @@ from tests.chatbot.service.harness import (
     Harness,
     group_rows_since,
     is_move,
+    knocked_out,
     max_outbox_id,
     new_private_game,
     open_group_table,
@@ -172,29 +173,7 @@ def test_a_player_who_is_out_watches_and_may_skip_to_the_result(h: Harness) -> N
     table message, edited; no result message each CPU round) and privately may skip to the
     result (the CPUs play the rest at once) or play again."""
     chat = private(ALICE)
-    for attempt in range(8):
-        if attempt == 0:
-            table_id = new_private_game(h)
-        else:  # she won that one: again
-            table_id = h.press(chat, ALICE, h.buttons(chat, table_id)["again"]).table_id
-        for _ in range(3000):  # Alice knocks at once, every time: she loses a lot
-            state, table = h.state(table_id), h.table(table_id)
-            if state.out[0] or table.fsm_state == "finished":
-                break
-            if table.deadline_kind in ("cpu", "next"):  # one CPU move (or deal) at a time
-                h.clock.set(table.next_deadline)  # type: ignore[arg-type]
-                h.fire(table_id, table.version)
-                continue
-            shown = h.buttons(chat, table_id)
-            moves = sorted(c for c in shown if is_move(c))
-            code = "knock" if "knock" in moves else moves[0] if moves else \
-                "next" if "next" in shown else None
-            if code is not None:
-                h.press(chat, ALICE, shown[code])
-        if h.state(table_id).out[0] and h.table(table_id).fsm_state != "finished":
-            break
-    else:
-        raise AssertionError("Alice was never knocked out while the CPUs played on")
+    table_id = knocked_out(h)
     assert any("✖ Du bist ausgeschieden – du schaust zu." in m.text
                for m in h.messages(chat))
     shown = h.buttons(chat, table_id)
