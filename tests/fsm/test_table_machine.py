@@ -268,12 +268,18 @@ def test_diagram_is_current() -> None:
     )
 
 
-def _replayed(game: str, seats: int, seed: int, version: int, steps: dict[int, str]
-              ) -> fsm.TableModel:
-    """A fresh table started like the one played out, its steps taken again in order."""
+def _dealt(game: str, seats: int, seed: int) -> fsm.TableModel:
+    """A table of ``game`` started and settled (its first deal may end a round at once)."""
     model = fsm.TableModel(game, seats=seats, seed=seed)
     fsm.fire(model, "start")
     fsm.settle(model)
+    return model
+
+
+def _replayed(game: str, seats: int, seed: int, version: int, steps: dict[int, str]
+              ) -> fsm.TableModel:
+    """A fresh table started like the one played out, its steps taken again in order."""
+    model = _dealt(game, seats, seed)
     for v in sorted(steps):
         assert v == version, "the steps follow each other, one version each"
         if steps[v] == "deal":
@@ -294,18 +300,14 @@ def test_play_out_plays_the_game_to_its_end_and_its_steps_replay_to_the_same_sta
     """A ⏩ skip's play-out thought in the pool (``fsm.play_out_from_json``): every step keyed
     by the table version it is taken at, deals included, and taken again through the machine
     they give the same finished table (the service plays them so)."""
-    model = fsm.TableModel(game, seats=seats, seed=seed)
-    fsm.fire(model, "start")
-    fsm.settle(model)
+    model = _dealt(game, seats, seed)
     levels = ["anfaenger", *["normal"] * (seats - 1)]
     steps = fsm.play_out_from_json(game, model.state, seats, {}, seed,
                                    model.game.to_json(model.engine_state), levels, 5)
     assert steps and min(steps) == 5 and sorted(steps) == list(range(5, 5 + len(steps)))
     again = _replayed(game, seats, seed, 5, steps)
     assert again.state == fsm.FINISHED
-    model_played = fsm.TableModel(game, seats=seats, seed=seed)
-    fsm.fire(model_played, "start")
-    fsm.settle(model_played)
+    model_played = _dealt(game, seats, seed)
     fsm.play_out(model_played, levels, 5)
     assert model_played.state == fsm.FINISHED
     assert again.game.to_json(again.engine_state) == \
