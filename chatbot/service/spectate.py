@@ -70,20 +70,16 @@ def play_out_job(session: Session, platform: str, user_id: str, table_id: int | 
     model = store.model(table, seats)
     if not outgoing.spectating(table, seats, model):
         return None
-    levels = [_level(s) for s in sorted(seats, key=lambda s: s.seat_no)]
+    levels = [cpu.level(s) for s in sorted(seats, key=lambda s: s.seat_no)]
     return table.id, table.version, (  # type: ignore[return-value]
         table.game, table.fsm_state, len(seats), model.options, table.seed, table.state_json,
         levels, table.version, BUDGET, MAX_MOVES)
 
 
-def _level(seat: Seat) -> str:
-    return seat.cpu_level or "normal"
-
-
 def skip(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
          code: str) -> Outcome:
     """``skip``: play the game out; ``skip.again``: and start the next one."""
-    if code not in ("skip", "skip.again"):
+    if code not in SKIP_CODES:
         raise Refusal(tr(ctx.lang, "unknown_button"))
     seat = store.seat_of(seats, player)
     if seat is None or not table.is_private:
@@ -124,5 +120,5 @@ def _play_out(ctx: Ctx, table: GameTable, seats: list[Seat], planned: dict[int, 
             except Refusal:  # (refused before anything changed) the plan no longer fits
                 planned.clear()
         rng = random.Random(f"{table.seed}:{table.version}")
-        code = fsm.cpu_action(model, _level(seat), rng, budget=BUDGET)
+        code = fsm.cpu_action(model, cpu.level(seat), rng, budget=BUDGET)
         play.act(ctx, table, seats, model, seat.seat_no, code, "cpu")
