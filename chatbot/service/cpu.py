@@ -16,9 +16,10 @@ import os
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import fsm
@@ -94,19 +95,16 @@ class Decisions:
         version, so a replay decides the same."""
         seat = on_turn(seats, model)
         rng_seed = f"{table.seed}:{table.version}"
-        with self._lock:
-            self.thinking += 1
         started = time.perf_counter()
         try:
-            if not seat.is_cpu:  # a person whose clock ran out, or who is away
-                return fsm.standin_action(model, random.Random(rng_seed))
-            if self.workers and slow_level(table.game, level(seat)):
-                return self._in_pool(model, level(seat), rng_seed)
-            return fsm.cpu_action(model, level(seat), random.Random(rng_seed),
-                                  budget=self.settings.experte_budget, load=self.load)
+            with self._counted():
+                if not seat.is_cpu:  # a person whose clock ran out, or who is away
+                    return fsm.standin_action(model, random.Random(rng_seed))
+                if self.workers and slow_level(table.game, level(seat)):
+                    return self._in_pool(model, level(seat), rng_seed)
+                return fsm.cpu_action(model, level(seat), random.Random(rng_seed),
+                                      budget=self.settings.experte_budget, load=self.load)
         finally:
-            with self._lock:
-                self.thinking -= 1
             if level(seat) == EXPERTE:
                 metrics.observe_experte(table.game, time.perf_counter() - started)
 
@@ -115,6 +113,21 @@ class Decisions:
         return self._think(fsm.cpu_action_from_json, (
             model.game_id, model.game.to_json(model.engine_state), lvl, rng_seed,
             self.settings.experte_budget, self.load()))
+
+    @contextmanager
+    def _counted(self) -> Iterator[None]:
+        """A decision under way (it makes the load factor)."""
+        with self._lock:
+            self.thinking += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self.thinking -= 1
+
+    def _run(self, work: Callable[..., T], args: tuple[Any, ...]) -> T:
+        """``work(*args)`` in a worker process (``_think``), or here when thinking on threads."""
+        return self._think(work, args) if self.workers else work(*args)
 
     def _think(self, work: Callable[..., T], args: tuple[Any, ...]) -> T:
         """``work(*args)`` in a worker process. A pool whose worker died is replaced once;
@@ -131,28 +144,18 @@ class Decisions:
     def play_out(self, args: tuple[Any, ...]) -> dict[int, str]:
         """A ⏩ skip's play-out, ``fsm.play_out_from_json(*args)``: thought in a worker
         process (here when thinking on threads). Call it outside any transaction."""
-        with self._lock:
-            self.thinking += 1
-        try:
-            return self._think(fsm.play_out_from_json, args) if self.workers \
-                else fsm.play_out_from_json(*args)
-        finally:
-            with self._lock:
-                self.thinking -= 1
+        with self._counted():
+            return self._run(fsm.play_out_from_json, args)
 
     def advise(self, game_id: str, state_json: str, seat: int) -> Advice:
         """The coach's hint for ``seat`` (``fsm.advice``): thought where the Experte's moves
         are, with the same budget and load factor. Call it outside any transaction."""
-        with self._lock:
-            self.thinking += 1
         started = time.perf_counter()
         try:
-            args = (game_id, state_json, seat, self.settings.experte_budget, self.load())
-            return self._think(fsm.advice_from_json, args) if self.workers \
-                else fsm.advice_from_json(*args)
+            with self._counted():
+                args = (game_id, state_json, seat, self.settings.experte_budget, self.load())
+                return self._run(fsm.advice_from_json, args)
         finally:
-            with self._lock:
-                self.thinking -= 1
             metrics.observe_experte(game_id, time.perf_counter() - started)
 
 
@@ -162,9 +165,7 @@ class Decisions:
         ``share`` of the Experte's budget, at once on the pool's workers (in order here when
         thinking on threads). Call it outside any transaction."""
         budget = (self.settings.experte_budget or BUDGET) * share
-        with self._lock:
-            self.thinking += 1
-        try:
+        with self._counted():
             args = [(game_id, state_json, seat, budget, self.load())
                     for state_json, seat, _ in positions]
             if not self.workers:
@@ -178,9 +179,6 @@ class Decisions:
                     log.warning("a thinking process died; starting the pool anew")
                     _drop_pool(self.workers, pool)
             return [fsm.advice_from_json(*a) for a in args]
-        finally:
-            with self._lock:
-                self.thinking -= 1
 
 
 def on_turn(seats: list[Seat], model: fsm.TableModel) -> Seat:
