@@ -19,7 +19,8 @@ ladder, each importing only rungs below it (kept by the import-linter contract i
 7. ``lobby`` (lobby and table buttons), ``menus`` (the game menu), ``spectate`` (skipping to
    the result), ``stats`` (``/stats``, ``/top``), ``people`` (``/games``, ``/reminders``)
 8. ``commands`` (slash commands, the chat's language)
-9. ``router`` (where a decoded press goes), ``deadlines`` (firing what is due)
+9. ``router`` (where a decoded press goes), ``deadlines`` (firing what is due), ``reads``
+   (what the service answers without changing anything)
 10. ``facade`` (``Service``)
 """
 
@@ -30,7 +31,8 @@ from .lobby import TIMEOUT_CHOICES
 from .queries import NotYourTable, TableSight, TableSnapshot
 from .replays import Replayed
 from .router import UI
+from .spectate import SKIP_CODES
 
 __all__ = ["CPU_NAMES", "TIMEOUT_CHOICES", "UI", "Change", "ChatRef", "NotYourTable",
-           "Outcome", "Refusal", "Replayed", "Service", "Settings", "TableSight", "TableSnapshot",
-           "UserRef"]
+           "Outcome", "Refusal", "Replayed", "SKIP_CODES", "Service", "Settings", "TableSight",
+           "TableSnapshot", "UserRef"]

@@ -41,7 +41,7 @@ from .. import buttons
 from ..delivery import OutboxStore
 from ..i18n import LANGUAGES, N_, pick_language, register, tr
 from ..runtime.heap import freeze_startup_heap
-from ..service import Change, ChatRef, Outcome, Service, UserRef
+from ..service import SKIP_CODES, Change, ChatRef, Outcome, Service, UserRef
 from ..webapp.links import direct_link
 from .limits import Limits
 from .polling import ConfirmingBot
@@ -330,7 +330,7 @@ class TelegramBot:
         if isinstance(data, buttons.Press) and data.code in ("tip", "review"):  # the coach:
             return await asyncio.to_thread(  # it thinks on a thread, not the loop or a batch
                 self.service.press, chat_ref, user, data, update_key)
-        if isinstance(data, buttons.Press) and data.code in ("skip", "skip.again"):
+        if isinstance(data, buttons.Press) and data.code in SKIP_CODES:
             # ⏩: the CPUs' play-out is thought on a thinking thread (in the pool), its moves
             # then played where inputs run, like a press
             planned = await asyncio.get_running_loop().run_in_executor(
