@@ -1,4 +1,4 @@
-"""Pure rules engine: cards, the games of RULES.md and CPU players. No I/O, clock or DB."""
+"""Pure rules engine: cards, the games of docs/rules.md and CPU players. No I/O, clock or DB."""
 
 from __future__ import annotations
 

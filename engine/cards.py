@@ -1,4 +1,4 @@
-"""Cards, decks and the card notation of RULES.md.
+"""Cards, decks and the card notation of docs/rules.md §2.
 
 Cards are interned: every card exists exactly once (``CARDS``), so equality and hashing are by
 identity and cost nothing. Rank numbers: 2..10, J=11, Q=12, K=13, A=14, black joker 15, red joker 16.

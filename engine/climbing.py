@@ -1,4 +1,4 @@
-"""The jolly climbing game with jokers, RULES.md §4 — game id ``climbing``.
+"""The jolly climbing game with jokers, docs/rules-climbing.md — game id ``climbing``.
 
 Four players, 54 cards (52 + two jokers), all dealt. Players beat the play on the table with the
 same kind and number of cards of a higher rank (a four of a kind beats everything else), or pass

@@ -1,4 +1,4 @@
-"""The game protocol every game module follows (see ARCHITECTURE.md).
+"""The game protocol every game module follows (docs/architecture.md, docs/rules.md §3).
 
 A game module offers ``new_game``, ``to_act``, ``phase``, ``legal_actions``, ``apply``,
 ``observation``, ``parse_action``, ``to_json``/``from_json`` and ``is_over``. States are values;

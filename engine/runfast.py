@@ -1,4 +1,4 @@
-"""Run Fast / Pao De Kuai (跑得快), RULES.md §3 — game id ``runfast``.
+"""Run Fast / Pao De Kuai (跑得快), docs/rules-runfast.md — game id ``runfast``.
 
 Three players, 16 cards each from a 48-card deck (52 without 2♥ 2♣ 2♦ and A♠). Players shed
 combinations; the next player must beat the play on the table (same kind, same size, higher
@@ -267,7 +267,7 @@ def _combo(key: Key, mask: int) -> Combo:
 def beats(play: Combo, current: Combo) -> bool:
     """Whether ``play`` beats ``current``: same kind and size (pairs of a chain, cards of a
     straight, triples of an airplane) and higher; a bomb beats any non-bomb and lower bombs.
-    A short final triple/airplane is compared by its triples (RULES.md §3)."""
+    A short final triple/airplane is compared by its triples (docs/rules-runfast.md §6)."""
     return _beats(play.key, current.key)
 
 

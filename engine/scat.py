@@ -1,4 +1,4 @@
-"""Einunddreißig / Scat / Blitz, RULES.md §2 — game id ``scat``.
+"""Einunddreißig / Scat / Blitz, docs/rules-scat.md — game id ``scat``.
 
 A state is a frozen value (a named tuple). One round: deal three (four-card Scat: four) cards to
 every player of the round, one at a time from the left of the dealer; the next card face up starts
@@ -11,7 +11,7 @@ hand loses a token (ties: all of them; a tied knocker is safe; a knocker strictl
 two). Out of tokens a player is "on the bus"; losing on the bus eliminates (re-entry option: once,
 with full tokens). If all remaining players would go out together, they play a tie-break round.
 A round ends in phase ``payout``; the action ``deal`` deals the next one. Values are kept in half
-points internally (31 → 62, 30½ → 61). Project decisions beyond RULES.md: docs/rules-scat.md.
+points internally (31 → 62, 30½ → 61). The rules and the project's decisions: docs/rules-scat.md.
 """
 
 from __future__ import annotations
@@ -543,7 +543,7 @@ def _next_round(state: State) -> tuple[State, list[Event]]:
 
 def round_losses(values2: Sequence[int | None], players: Sequence[int], knocker: int | None,
                  blitz: Sequence[int] = ()) -> dict[int, int]:
-    """Tokens each losing seat loses in a showdown (RULES.md §2)."""
+    """Tokens each losing seat loses in a showdown (docs/rules-scat.md §6, §8)."""
     if blitz:
         return {s: 1 for s in players if s not in blitz}
     low = min(values2[s] for s in players)  # type: ignore[type-var]

@@ -1,4 +1,4 @@
-"""Schwimmen (31 with three open middle cards), RULES.md §1 — game id ``schwimmen``.
+"""Schwimmen (31 with three open middle cards), docs/rules-schwimmen.md — game id ``schwimmen``.
 
 A state is a frozen value. One round: deal three cards to every active player and three face up
 to the middle; players swap one card, swap all three, pass (once per round) or knock; after a knock

@@ -13,7 +13,7 @@ from ..i18n import N_, NN_, register, tr, tr_seat
 GAME_ID = game.GAME_ID
 ROUND_UNIT = "round"  # what a deal is called in texts ("Hand" in Run Fast's rule sheet)
 DEFAULT_TABLE_OPTIONS: dict[str, Any] = {}
-# Engine options offered as lobby buttons; the first value is the default (RULES.md §2).
+# Engine options offered as lobby buttons; the first value is the default (docs/rules-scat.md §10).
 OPTION_CHOICES: dict[str, list[Any]] = {
     "no_first_turn_knock": [True, False],
     "trio_bonus": [True, False],

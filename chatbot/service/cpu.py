@@ -90,7 +90,7 @@ class Decisions:
 
     def decide(self, table: GameTable, seats: list[Seat], model: fsm.TableModel) -> str:
         """The move for the seat on turn: its own level, or the stand-in for a person whose
-        clock ran out or who is away (Normal, RULES.md §1, but never a knock, bomb or joker
+        clock ran out or who is away (Normal, docs/rules.md §3, but never a knock, bomb or joker
         that is the person's to decide: ``engine.bots.standin``). Seeded by the table and
         version, so a replay decides the same."""
         seat = on_turn(seats, model)
@@ -187,7 +187,7 @@ def on_turn(seats: list[Seat], model: fsm.TableModel) -> Seat:
 
 
 def level(seat: Seat) -> str:
-    """The level a CPU plays a seat at: its own, or Normal for a person (RULES.md §1)."""
+    """The level a CPU plays a seat at: its own, or Normal for a person (docs/rules.md §3)."""
     return (seat.cpu_level or "normal") if seat.is_cpu else "normal"
 
 

@@ -1,6 +1,6 @@
 """The stand-in: who plays for a person whose turn clock ran out or who is away.
 
-It plays like Normal, but safely (RULES.md §1 names Normal; players expect the stand-in not to
+It plays like Normal, but safely (docs/rules.md §3 names Normal; players expect the stand-in not to
 take decisions that are theirs): it never knocks (Schwimmen, Scat: that ends the round for
 everyone), never throws a bomb (Run Fast) and never a joker or a four (the climbing game) —
 cards the person may have kept for later — unless the rules leave no other move. Among the

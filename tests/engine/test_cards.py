@@ -1,4 +1,4 @@
-"""Cards and the card notation of RULES.md (engine/cards.py)."""
+"""Cards and the card notation of docs/rules.md §2 (engine/cards.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Climbing game: one test per rule decision of RULES.md §4 (seed 003_4c280b6a8724f61e.txt)
-and of docs/rules-climbing.md.
+"""Climbing game: one test per rule and decision of docs/rules-climbing.md.
 
 This module: players, deck, deal, ranks and combinations.
 

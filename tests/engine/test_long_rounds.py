@@ -1,10 +1,10 @@
 """Tables of searching CPU players always end their rounds (Schwimmen, Scat).
 
-Nothing is ever knocked automatically (RULES.md §1), and with an empty stock Scat's discard top
-can be taken forever. Normal settles for less the longer a round lasts; the Experte and ISMCTS
-each expected the *others* (Normal in their playouts) to knock and could swap on without end —
-three Experte players in Schwimmen game 7 below did. After ``LONG_ROUND`` turns of every
-active player, both play Normal's move."""
+Nothing is ever knocked automatically (docs/rules-schwimmen.md §4), and with an empty stock
+Scat's discard top can be taken forever (docs/rules-scat.md §7). Normal settles for less the
+longer a round lasts; the Experte and ISMCTS each expected the *others* (Normal in their
+playouts) to knock and could swap on without end — three Experte players in Schwimmen game 7
+below did. After ``LONG_ROUND`` turns of every active player, both play Normal's move."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Run Fast: classification and beating of every combination, by name (RULES.md §3)."""
+"""Run Fast: classification and beating of every combination, by name (docs/rules-runfast.md §2, §4–§6)."""
 
 from __future__ import annotations
 

@@ -47,7 +47,7 @@ def check_exactly_once(found: list[frozenset[Card]]) -> set[frozenset[Card]]:
 
 
 def readings(cards: tuple[Card, ...], final: bool) -> list[R.Key]:
-    """Every way a card set reads as a combination, straight from RULES.md §3."""
+    """Every way a card set reads as a combination, straight from docs/rules-runfast.md §2."""
     power = Counter(R.power_of(c.rank) for c in cards)
     n = len(cards)
     out: list[R.Key] = []

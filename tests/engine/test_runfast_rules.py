@@ -1,4 +1,4 @@
-"""Run Fast: one test per rule decision of RULES.md §3 (seed 001_ebf275fffcf27481.txt).
+"""Run Fast: one test per rule and decision of docs/rules-runfast.md.
 
 Positions are built by hand from a dealt match with ``State._replace``; every test asserts
 concrete outcomes (seat on turn, legal moves, scores, phase, events).

@@ -1,5 +1,4 @@
-"""Scat / Einunddreißig: one test per rule decision of RULES.md §2 (seed 002_d824b4ec1557a23f.txt)
-and of docs/rules-scat.md.
+"""Scat / Einunddreißig: one test per rule and decision of docs/rules-scat.md.
 
 This module: four-card Scat, options, observation and JSON.
 

@@ -1,4 +1,4 @@
-"""Schwimmen: one test per rule decision of RULES.md §1 (seed 000_14385143c965cf2b.txt).
+"""Schwimmen: one test per rule and decision of docs/rules-schwimmen.md.
 
 This module: players, deck, values, the deal and the start player.
 
