@@ -17,7 +17,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=$here/bench/results/ismcts
-python=${PYTHON:-$here/.venv/bin/python}
+python=${PYTHON:-python3}  # the interpreter of the venv the project is installed in
 mkdir -p "$out"
 
 match() {  # BUDGET GAME GAMES CHUNK SEAT...

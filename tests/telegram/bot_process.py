@@ -9,6 +9,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +18,8 @@ from typing import Any
 from tests.fakes.telegram_api import FakeBotApi
 
 ROOT = Path(__file__).resolve().parents[2]
-STAMMTISCH = ROOT / ".venv" / "bin" / "stammtisch"
+# ``stammtisch`` as the running interpreter starts it: any venv, tox or a system install
+STAMMTISCH = (sys.executable, "-m", "chatbot.cli")
 TOKEN = "123456:TEST-token"
 WAIT = 60.0  # generous: the suite must never depend on speed
 
@@ -46,7 +48,7 @@ class BotProcess:
     def start(self, fake: FakeBotApi, timeout: float = WAIT) -> BotProcess:
         since = fake.last_seq()
         log = self.log_path.open("ab")
-        self.proc = subprocess.Popen([str(STAMMTISCH), "telegram"], env=self.env, cwd=self.cwd,
+        self.proc = subprocess.Popen([*STAMMTISCH, "telegram"], env=self.env, cwd=self.cwd,
                                      stdout=log, stderr=subprocess.STDOUT)
         log.close()
         self.wait_ready(fake, since, timeout)
