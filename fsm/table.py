@@ -21,19 +21,24 @@ from engine import GAMES, IllegalAction
 from engine.bots import get_bot
 from engine.bots.coach import Advice, advise
 from engine.bots.standin import StandIn
-from engine.protocol import Event
+from engine.protocol import (
+    DEALING,
+    EXCHANGE,
+    FINAL_ROUND,
+    FINISHED,
+    PAYOUT,
+    PHASES,
+    SHOWDOWN,
+    TURN,
+    Event,
+)
 
+# The engine's phases (``engine.protocol``) are the machine's states while a game is played;
+# only the table has a life before the game and an end without one.
 LOBBY = "lobby"
-DEALING = "dealing"
-EXCHANGE = "exchange"
-TURN = "turn"
-FINAL_ROUND = "final_round"
-SHOWDOWN = "showdown"
-PAYOUT = "payout"
-FINISHED = "finished"
 ABANDONED = "abandoned"
 
-STATES = [LOBBY, DEALING, EXCHANGE, TURN, FINAL_ROUND, SHOWDOWN, PAYOUT, FINISHED, ABANDONED]
+STATES = [LOBBY, *PHASES, ABANDONED]
 PLAYING = (DEALING, EXCHANGE, TURN, FINAL_ROUND, SHOWDOWN, PAYOUT)
 OPEN = (LOBBY, *PLAYING)
 CLOSED = (FINISHED, ABANDONED)
