@@ -4,14 +4,17 @@ A game module offers ``new_game``, ``to_act``, ``phase``, ``legal_actions``, ``a
 ``observation``, ``parse_action``, ``to_json``/``from_json`` and ``is_over``. States are values;
 actions are small frozen values with a stable text ``code``; events are public records of what a
 move did. Nothing here does I/O or reads a clock; all randomness comes from the seed.
+``state_to_json``/``state_from_json`` are the JSON envelope a game's ``to_json``/``from_json``
+may use: the game id first, every fault on reading a ``GameError``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import json
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 # Lifecycle phases an engine reports through ``phase(state)``.
 DEALING = "dealing"
@@ -59,6 +62,29 @@ class Event(NamedTuple):
     @staticmethod
     def from_dict(raw: Mapping[str, Any]) -> Event:
         return Event(raw["kind"], raw.get("seat"), dict(raw.get("data") or {}))
+
+
+_State = TypeVar("_State")
+
+
+def state_to_json(game_id: str, fields: Mapping[str, Any]) -> str:
+    """A state's fields as compact JSON, headed by ``"game": game_id``."""
+    return json.dumps({"game": game_id, **fields}, separators=(",", ":"), ensure_ascii=False)
+
+
+def state_from_json(text: str, game_id: str, game_name: str,
+                    build: Callable[[dict[str, Any]], _State]) -> _State:
+    """The state ``build`` makes of the fields of ``state_to_json`` output for ``game_id``.
+    Any other text, or fields that do not fit, raise ``GameError`` (naming ``game_name``)."""
+    try:
+        fields = json.loads(text)
+        if fields.get("game") != game_id:
+            raise GameError(f"not a {game_name} state")
+        return build(fields)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        if isinstance(exc, GameError):
+            raise
+        raise GameError(f"bad {game_name} state JSON: {exc}") from exc
 
 
 class GameModule(Protocol):

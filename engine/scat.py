@@ -12,18 +12,19 @@ two). Out of tokens a player is "on the bus"; losing on the bus eliminates (re-e
 with full tokens). If all remaining players would go out together, they play a tie-break round.
 A round ends in phase ``payout``; the action ``deal`` deals the next one. Values are kept in half
 points internally (31 → 62, 30½ → 61). The rules and the project's decisions: docs/rules-scat.md.
+What Scat shares with Schwimmen (card and hand values, the deal, the lowest hands at the
+showdown) is in ``engine.thirty_one``; this module holds what is Scat's own.
 """
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from .cards import CARDS, Card, from_codes, full_deck
+from .cards import CARDS, Card, from_codes, full_deck, shuffled
 from .protocol import (
     FINAL_ROUND,
     FINISHED,
@@ -33,7 +34,23 @@ from .protocol import (
     Event,
     GameError,
     IllegalAction,
+    state_from_json,
+    state_to_json,
 )
+from .thirty_one import (
+    THIRTY_ONE,
+    clockwise_from,
+    deal,
+    hands_from_codes,
+    hands_to_codes,
+    lowest_seats,
+    points,
+    seat_after,
+    shown_hands,
+    three_card_half_points,
+    value_table,
+)
+from .thirty_one import format_value as format_value  # one of this game's public names
 
 GAME_ID = "scat"
 MIN_SEATS = 2
@@ -47,11 +64,8 @@ DEFAULT_OPTIONS: dict[str, bool] = {
 }
 
 DECK: tuple[Card, ...] = tuple(full_deck())
-# Value of each card by id: A 11; K Q J 10; 2..10 face value.
-CARD_VALUE = [0] * len(CARDS)
-for _c in DECK:
-    CARD_VALUE[_c.id] = 11 if _c.rank == 14 else min(_c.rank, 10)
-_BLITZ2 = {3: 62, 4: 82}  # 31 and 41 in half points
+CARD_VALUE = value_table(DECK)  # by card id: A 11; K Q J 10; 2..10 face value
+_BLITZ2 = {3: THIRTY_ONE, 4: 82}  # 31 and 41 in half points
 
 
 # ---------------------------------------------------------------------------------------------
@@ -104,19 +118,7 @@ def half_points(hand: Sequence[Card], trio: bool = True) -> int:
     else twice the best single-suit sum of all the cards."""
     if len(hand) == 3:
         c1, c2, c3 = hand
-        if trio and c1.rank == c2.rank == c3.rank:
-            return 61
-        v1, v2, v3 = CARD_VALUE[c1.id], CARD_VALUE[c2.id], CARD_VALUE[c3.id]
-        s1, s2, s3 = c1.suit, c2.suit, c3.suit
-        if s1 == s2:
-            best = v1 + v2 + v3 if s1 == s3 else max(v1 + v2, v3)
-        elif s1 == s3:
-            best = max(v1 + v3, v2)
-        elif s2 == s3:
-            best = max(v2 + v3, v1)
-        else:
-            best = max(v1, v2, v3)
-        return best * 2
+        return three_card_half_points(c1, c2, c3, CARD_VALUE, trio)
     sums = [0, 0, 0, 0]
     for c in hand:
         sums[c.suit] += CARD_VALUE[c.id]
@@ -155,13 +157,7 @@ def hand_value(cards: Sequence[Card], trio_bonus: bool = True) -> float:
         raise GameError("a Scat hand has three (four-card Scat: four) different cards")
     if any(c.is_joker for c in cards):
         raise GameError("Scat is played without jokers")
-    v2 = half_points(cards, trio_bonus)
-    return v2 // 2 if v2 % 2 == 0 else v2 / 2
-
-
-def format_value(value2: int) -> str:
-    """Half points as text: ``31``, ``30½``."""
-    return f"{value2 // 2}½" if value2 % 2 else str(value2 // 2)
+    return points(half_points(cards, trio_bonus))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -298,14 +294,6 @@ def _rng(seed: int, round_no: int) -> random.Random:
     return random.Random(seed * 1_000_003 + round_no)
 
 
-def seat_after(group: Sequence[int], seat: int) -> int:
-    """The first seat of ``group`` after ``seat`` in clockwise (seat) order."""
-    for s in group:
-        if s > seat:
-            return s
-    return group[0]
-
-
 def new_game(seats: int, options: Mapping[str, Any] | None = None,
              seed: int | None = None) -> State:
     """A new game for 2–7 seats, with the first round dealt (the first dealer is random)."""
@@ -331,28 +319,19 @@ def _deal(state: State, dealer: int, players: tuple[int, ...]) -> tuple[State, l
     """Deal a round to ``players``; a blitz in a dealt hand ends it at once."""
     round_no = state.round_no + 1
     _, trio, _, size = _flags(state.options)
-    deck = list(DECK)
-    _rng(state.seed, round_no).shuffle(deck)
     n = state.seats
     starter = seat_after(players, dealer)
-    i = players.index(starter)
-    order = players[i:] + players[:i]
-    dealt: list[list[Card]] = [[] for _ in range(n)]
-    pos = 0
-    for _ in range(size):
-        for seat in order:
-            dealt[seat].append(deck[pos])
-            pos += 1
-    hands = tuple(tuple(h) for h in dealt)
+    order = clockwise_from(players, starter)
+    hands, rest = deal(shuffled(DECK, _rng(state.seed, round_no)), order, n, size)
     new = state._replace(
         round_no=round_no, dealer=dealer, players=players, hands=hands,
-        stock=tuple(deck[pos + 1:]), discard=(deck[pos],), phase=TURN, to_act=starter,
+        stock=tuple(rest[1:]), discard=(rest[0],), phase=TURN, to_act=starter,
         drawn=None, from_pile=False, knocker=None, final_left=0, moved=(False,) * n, turns=0,
         result=None, history=(),
     )
     events = [Event("deal", None, {
         "round": round_no, "dealer": dealer, "starter": starter, "players": list(players),
-        "discard": deck[pos].code, "tiebreak": bool(state.tiebreak)})]
+        "discard": rest[0].code, "tiebreak": bool(state.tiebreak)})]
     blitz2 = _BLITZ2[size]
     blitzers = tuple(s for s in order if half_points(hands[s], trio) == blitz2)
     if blitzers:
@@ -546,8 +525,7 @@ def round_losses(values2: Sequence[int | None], players: Sequence[int], knocker:
     """Tokens each losing seat loses in a showdown (docs/rules-scat.md §6, §8)."""
     if blitz:
         return {s: 1 for s in players if s not in blitz}
-    low = min(values2[s] for s in players)  # type: ignore[type-var]
-    bottom = [s for s in players if values2[s] == low]
+    bottom = lowest_seats(values2, players)
     if knocker is not None and knocker in bottom:
         if len(bottom) == 1:
             return {knocker: 2}  # a knocker strictly lowest loses two tokens
@@ -612,8 +590,7 @@ def _showdown(state: State, reason: str, knocker: int | None, blitz: tuple[int, 
     events = events + [
         Event("showdown", blitz[0] if blitz else knocker, {
             "reason": reason, "knocker": knocker, "blitz": list(blitz),
-            "hands": {str(s): [c.code for c in state.hands[s]] for s in players},
-            "values": {str(s): values2[s] / 2 for s in players},  # type: ignore[operator]
+            **shown_hands(state.hands, values2, players),
         }),
         Event("payout", None, {
             "losers": list(losers), "lost": {str(s): lost[s] for s in losers if lost[s]},
@@ -675,7 +652,7 @@ def _result_to_dict(r: RoundResult | None) -> dict[str, Any] | None:
         return None
     return {
         "round_no": r.round_no, "reason": r.reason,
-        "hands": [None if h is None else [c.code for c in h] for h in r.hands],
+        "hands": hands_to_codes(r.hands),
         "values2": list(r.values2), "knocker": r.knocker, "blitz": list(r.blitz),
         "losers": list(r.losers), "lost": list(r.lost), "bus": list(r.bus),
         "eliminated": list(r.eliminated), "reentered": list(r.reentered),
@@ -688,7 +665,7 @@ def _result_from_dict(d: dict[str, Any] | None) -> RoundResult | None:
         return None
     return RoundResult(
         round_no=d["round_no"], reason=d["reason"],
-        hands=tuple(None if h is None else from_codes(h) for h in d["hands"]),
+        hands=hands_from_codes(d["hands"]),
         values2=tuple(d["values2"]), knocker=d["knocker"], blitz=tuple(d["blitz"]),
         losers=tuple(d["losers"]), lost=tuple(d["lost"]), bus=tuple(d["bus"]),
         eliminated=tuple(d["eliminated"]), reentered=tuple(d["reentered"]),
@@ -698,8 +675,8 @@ def _result_from_dict(d: dict[str, Any] | None) -> RoundResult | None:
 
 def to_json(state: State) -> str:
     """The state as compact JSON (exact round trip with ``from_json``)."""
-    return json.dumps({
-        "game": GAME_ID, "seats": state.seats, "options": dict(state.options),
+    return state_to_json(GAME_ID, {
+        "seats": state.seats, "options": dict(state.options),
         "seed": state.seed, "round_no": state.round_no, "dealer": state.dealer,
         "lives": list(state.lives), "out": list(state.out), "reentered": list(state.reentered),
         "players": list(state.players), "tiebreak": list(state.tiebreak),
@@ -711,28 +688,23 @@ def to_json(state: State) -> str:
         "moved": list(state.moved), "turns": state.turns,
         "result": _result_to_dict(state.result), "winner": state.winner,
         "history": list(state.history),
-    }, separators=(",", ":"), ensure_ascii=False)
+    })
 
 
 def from_json(text: str) -> State:
     """The state from ``to_json`` output."""
-    try:
-        d = json.loads(text)
-        if d.get("game") != GAME_ID:
-            raise GameError("not a Scat state")
-        return State(
-            seats=d["seats"], options=_options(d["options"]), seed=d["seed"],
-            round_no=d["round_no"], dealer=d["dealer"], lives=tuple(d["lives"]),
-            out=tuple(d["out"]), reentered=tuple(d["reentered"]), players=tuple(d["players"]),
-            tiebreak=tuple(d["tiebreak"]), hands=tuple(from_codes(h) for h in d["hands"]),
-            stock=from_codes(d["stock"]), discard=from_codes(d["discard"]), phase=d["phase"],
-            to_act=d["to_act"],
-            drawn=None if d["drawn"] is None else from_codes([d["drawn"]])[0],
-            from_pile=d["from_pile"], knocker=d["knocker"], final_left=d["final_left"],
-            moved=tuple(d["moved"]), turns=d["turns"], result=_result_from_dict(d["result"]),
-            winner=d["winner"], history=tuple(d.get("history", ())),
-        )
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
-        if isinstance(exc, GameError):
-            raise
-        raise GameError(f"bad Scat state JSON: {exc}") from exc
+    return state_from_json(text, GAME_ID, "Scat", _state_from_dict)
+
+
+def _state_from_dict(d: dict[str, Any]) -> State:
+    return State(
+        seats=d["seats"], options=_options(d["options"]), seed=d["seed"],
+        round_no=d["round_no"], dealer=d["dealer"], lives=tuple(d["lives"]),
+        out=tuple(d["out"]), reentered=tuple(d["reentered"]), players=tuple(d["players"]),
+        tiebreak=tuple(d["tiebreak"]), hands=tuple(from_codes(h) for h in d["hands"]),
+        stock=from_codes(d["stock"]), discard=from_codes(d["discard"]), phase=d["phase"],
+        to_act=d["to_act"], drawn=None if d["drawn"] is None else from_codes([d["drawn"]])[0],
+        from_pile=d["from_pile"], knocker=d["knocker"], final_left=d["final_left"],
+        moved=tuple(d["moved"]), turns=d["turns"], result=_result_from_dict(d["result"]),
+        winner=d["winner"], history=tuple(d.get("history", ())),
+    )

@@ -5,18 +5,19 @@ to the middle; players swap one card, swap all three, pass (once per round) or k
 every other active player has one last turn; 31 ends the round at once. The lowest hands pay a
 coin into the pot; a player with no coin left swims, and a swimming loser is out. The round ends
 in phase ``payout``; the action ``deal`` (by nobody in particular: ``to_act`` is ``None``) deals
-the next round. Values are kept internally in half points (31 → 62, 30½ → 61).
+the next round. Values are kept internally in half points (31 → 62, 30½ → 61). What Schwimmen
+shares with Scat (card and hand values, the deal, the lowest hands at the showdown) is in
+``engine.thirty_one``; this module holds what is Schwimmen's own.
 """
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
-from .cards import CARDS, Card, from_codes, piquet_deck
+from .cards import CARDS, Card, from_codes, piquet_deck, shuffled
 from .protocol import (
     FINAL_ROUND,
     FINISHED,
@@ -26,19 +27,30 @@ from .protocol import (
     Event,
     GameError,
     IllegalAction,
+    state_from_json,
+    state_to_json,
 )
+from .thirty_one import (
+    THIRTY_ONE,
+    clockwise_from,
+    deal,
+    hands_from_codes,
+    hands_to_codes,
+    lowest_seats,
+    points,
+    shown_hands,
+    three_card_half_points,
+    value_table,
+)
+from .thirty_one import format_value as format_value  # one of this game's public names
 
 GAME_ID = "schwimmen"
 MIN_SEATS = 2
 MAX_SEATS = 4
 DEFAULT_OPTIONS: dict[str, Any] = {"coins": 3}
 
-# Value of each card by id (A 11; 10 J Q K 10; 7 8 9 face value); only 7..A occur.
-CARD_VALUE = [0] * len(CARDS)
-for _c in CARDS:
-    if 7 <= _c.rank <= 14:
-        CARD_VALUE[_c.id] = 11 if _c.rank == 14 else min(_c.rank, 10)
 DECK: tuple[Card, ...] = tuple(piquet_deck())
+CARD_VALUE = value_table(DECK)  # by card id: A 11; 10 J Q K 10; 7 8 9 face value; others 0
 _IN_DECK = frozenset(DECK)
 
 
@@ -94,19 +106,7 @@ def parse_action(code: str) -> SwimAction:
 
 def half_points(c1: Card, c2: Card, c3: Card) -> int:
     """Hand value in half points: 62 for 31, 61 for three of a rank, else 2 × best suit sum."""
-    if c1.rank == c2.rank == c3.rank:
-        return 61
-    v1, v2, v3 = CARD_VALUE[c1.id], CARD_VALUE[c2.id], CARD_VALUE[c3.id]
-    s1, s2, s3 = c1.suit, c2.suit, c3.suit
-    if s1 == s2:
-        best = v1 + v2 + v3 if s1 == s3 else max(v1 + v2, v3)
-    elif s1 == s3:
-        best = max(v1 + v3, v2)
-    elif s2 == s3:
-        best = max(v2 + v3, v1)
-    else:
-        best = max(v1, v2, v3)
-    return best * 2
+    return three_card_half_points(c1, c2, c3, CARD_VALUE)
 
 
 def hand_value(cards: Sequence[Card]) -> float:
@@ -116,13 +116,7 @@ def hand_value(cards: Sequence[Card]) -> float:
         raise GameError("a Schwimmen hand has three different cards")
     if any(c not in _IN_DECK for c in cards):
         raise GameError("Schwimmen is played with the 32 cards from 7 to ace")
-    v2 = half_points(*cards)
-    return v2 // 2 if v2 % 2 == 0 else v2 / 2
-
-
-def format_value(value2: int) -> str:
-    """Half points as text: ``31``, ``30½``."""
-    return f"{value2 // 2}½" if value2 % 2 else str(value2 // 2)
+    return points(half_points(*cards))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -252,18 +246,10 @@ def new_game(seats: int, options: Mapping[str, Any] | None = None,
 def _deal(state: State, starter: int) -> tuple[State, list[Event]]:
     """Deal a new round beginning at ``starter``; ends it at once if someone holds 31."""
     round_no = state.round_no + 1
-    deck = list(DECK)
-    _rng(state.seed, round_no).shuffle(deck)
     n = state.seats
-    order = [(starter + i) % n for i in range(n) if not state.out[(starter + i) % n]]
-    dealt: list[list[Card]] = [[] for _ in range(n)]
-    pos = 0
-    for _ in range(3):
-        for seat in order:
-            dealt[seat].append(deck[pos])
-            pos += 1
-    middle = tuple(deck[pos:pos + 3])
-    hands = tuple(tuple(h) for h in dealt)
+    order = clockwise_from(state.active, starter)
+    hands, rest = deal(shuffled(DECK, _rng(state.seed, round_no)), order, n, 3)
+    middle = tuple(rest[:3])
     new = state._replace(
         round_no=round_no, hands=hands, middle=middle, phase=TURN, to_act=starter,
         starter=starter, passed=(False,) * n, knocker=None, final_left=0, turns=0, result=None,
@@ -271,7 +257,7 @@ def _deal(state: State, starter: int) -> tuple[State, list[Event]]:
     )
     events = [Event("deal", None, {"round": round_no, "starter": starter,
                                     "middle": [c.code for c in middle]})]
-    thirty_one = [s for s in order if half_points(*hands[s]) == 62]
+    thirty_one = [s for s in order if half_points(*hands[s]) == THIRTY_ONE]
     if thirty_one:
         return _showdown(new, "dealt_31", thirty_one[0], events, tuple(thirty_one))
     return new, events
@@ -403,7 +389,7 @@ def apply(state: State, action: SwimAction | str) -> tuple[State, list[Event]]:
         final_left, state.turns + 1, state.result, state.winner, state.history + (public,),
     ))
     events = [event]
-    if kind in ("swap", "swap_all") and half_points(*hand) == 62:
+    if kind in ("swap", "swap_all") and half_points(*hand) == THIRTY_ONE:
         return _showdown(new, "31", seat, events)
     if ph == FINAL_ROUND and final_left == 0:
         return _showdown(new, "knock", None, events)
@@ -419,8 +405,7 @@ def _showdown(state: State, reason: str, thirty_one: int | None,
     values2: list[int | None] = [None] * n
     for s in active:
         values2[s] = half_points(*state.hands[s])
-    lowest = min(values2[s] for s in active)  # type: ignore[type-var]
-    losers = [s for s in active if values2[s] == lowest]
+    losers = lowest_seats(values2, active)
     draw = len(losers) == len(active)
     if draw:
         losers = []
@@ -451,9 +436,7 @@ def _showdown(state: State, reason: str, thirty_one: int | None,
     )
     events = events + [
         Event("showdown", thirty_one, {
-            "reason": reason,
-            "hands": {str(s): [c.code for c in state.hands[s]] for s in active},
-            "values": {str(s): values2[s] / 2 for s in active},
+            "reason": reason, **shown_hands(state.hands, values2, active),
         }),
         Event("payout", None, {"losers": losers, "paid": paid, "swimming": swimming,
                                "eliminated": eliminated, "draw": draw}),
@@ -511,7 +494,7 @@ def _result_to_dict(r: RoundResult | None) -> dict[str, Any] | None:
         return None
     return {
         "round_no": r.round_no, "reason": r.reason,
-        "hands": [None if h is None else [c.code for c in h] for h in r.hands],
+        "hands": hands_to_codes(r.hands),
         "values2": list(r.values2), "losers": list(r.losers), "paid": list(r.paid),
         "swimming": list(r.swimming), "eliminated": list(r.eliminated), "draw": r.draw,
         "thirty_one": r.thirty_one, "thirty_ones": list(r.thirty_ones), "pot_won": r.pot_won,
@@ -523,7 +506,7 @@ def _result_from_dict(d: dict[str, Any] | None) -> RoundResult | None:
         return None
     return RoundResult(
         round_no=d["round_no"], reason=d["reason"],
-        hands=tuple(None if h is None else from_codes(h) for h in d["hands"]),
+        hands=hands_from_codes(d["hands"]),
         values2=tuple(d["values2"]), losers=tuple(d["losers"]), paid=tuple(d["paid"]),
         swimming=tuple(d["swimming"]), eliminated=tuple(d["eliminated"]), draw=d["draw"],
         thirty_one=d["thirty_one"],
@@ -535,8 +518,8 @@ def _result_from_dict(d: dict[str, Any] | None) -> RoundResult | None:
 
 def to_json(state: State) -> str:
     """The state as compact JSON (exact round trip with ``from_json``)."""
-    return json.dumps({
-        "game": GAME_ID, "seats": state.seats, "options": dict(state.options),
+    return state_to_json(GAME_ID, {
+        "seats": state.seats, "options": dict(state.options),
         "seed": state.seed, "round_no": state.round_no, "coins": list(state.coins),
         "out": list(state.out), "pot": state.pot,
         "hands": [[c.code for c in h] for h in state.hands],
@@ -545,25 +528,21 @@ def to_json(state: State) -> str:
         "knocker": state.knocker, "final_left": state.final_left, "turns": state.turns,
         "result": _result_to_dict(state.result), "winner": state.winner,
         "history": list(state.history),
-    }, separators=(",", ":"), ensure_ascii=False)
+    })
 
 
 def from_json(text: str) -> State:
     """The state from ``to_json`` output."""
-    try:
-        d = json.loads(text)
-        if d.get("game") != GAME_ID:
-            raise GameError("not a Schwimmen state")
-        return State(
-            seats=d["seats"], options=_options(d["options"]), seed=d["seed"],
-            round_no=d["round_no"], coins=tuple(d["coins"]), out=tuple(d["out"]), pot=d["pot"],
-            hands=tuple(from_codes(h) for h in d["hands"]), middle=from_codes(d["middle"]),
-            phase=d["phase"], to_act=d["to_act"], starter=d["starter"],
-            passed=tuple(d["passed"]), knocker=d["knocker"], final_left=d["final_left"],
-            turns=d["turns"], result=_result_from_dict(d["result"]), winner=d["winner"],
-            history=tuple(d.get("history", ())),
-        )
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        if isinstance(exc, GameError):
-            raise
-        raise GameError(f"bad Schwimmen state JSON: {exc}") from exc
+    return state_from_json(text, GAME_ID, "Schwimmen", _state_from_dict)
+
+
+def _state_from_dict(d: dict[str, Any]) -> State:
+    return State(
+        seats=d["seats"], options=_options(d["options"]), seed=d["seed"],
+        round_no=d["round_no"], coins=tuple(d["coins"]), out=tuple(d["out"]), pot=d["pot"],
+        hands=tuple(from_codes(h) for h in d["hands"]), middle=from_codes(d["middle"]),
+        phase=d["phase"], to_act=d["to_act"], starter=d["starter"],
+        passed=tuple(d["passed"]), knocker=d["knocker"], final_left=d["final_left"],
+        turns=d["turns"], result=_result_from_dict(d["result"]), winner=d["winner"],
+        history=tuple(d.get("history", ())),
+    )
