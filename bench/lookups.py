@@ -2,8 +2,8 @@
 
     python bench/lookups.py [--rounds 20] [--per-round 500] [--db sqlite|postgres]
 
-Every input begins by looking up its chat (locked) and its person (``store.chat_for``,
-``store.player_for``: ORM objects, which the commands and settings change in place). This
+Every input begins by looking up its chat (locked) and its person (``records.chat_for``,
+``records.player_for``: ORM objects, which the commands and settings change in place). This
 times, in a write transaction like an input's, (a) the transaction alone, (b) the two
 lookups as the product does them, (c) the same two ``SELECT``s as Core statements on the
 SQLModel tables, read as ``Row``s — alternating in rounds, so that all three see the same
@@ -29,7 +29,8 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import bindparam, select  # noqa: E402
 from sqlmodel import Session  # noqa: E402
 
-from chatbot.service import ChatRef, UserRef, store  # noqa: E402
+from chatbot.service import ChatRef, UserRef  # noqa: E402
+from chatbot.service.core import records  # noqa: E402
 from storage.db import make_engine, migrate, utcnow  # noqa: E402
 from storage.models import Chat, Player  # noqa: E402
 
@@ -50,8 +51,8 @@ def run(url: str, rounds: int, per_round: int) -> None:
     users = [UserRef(r.external_id, f"P{i}", language="de") for i, r in enumerate(refs)]
     with Session(engine) as session, session.begin():
         for ref, user in zip(refs, users, strict=True):
-            store.chat_for(session, ref, now)
-            store.player_for(session, "telegram", user, ref, now)
+            records.chat_for(session, ref, now)
+            records.player_for(session, "telegram", user, ref, now)
 
     def empty(i: int) -> None:
         with Session(engine, expire_on_commit=False) as session, session.begin():
@@ -60,8 +61,8 @@ def run(url: str, rounds: int, per_round: int) -> None:
     def orm(i: int) -> None:
         ref, user = refs[i % 50], users[i % 50]
         with Session(engine, expire_on_commit=False) as session, session.begin():
-            chat = store.chat_for(session, ref, now)
-            person = store.player_for(session, "telegram", user, ref, now)
+            chat = records.chat_for(session, ref, now)
+            person = records.player_for(session, "telegram", user, ref, now)
             assert chat.language is None and person.name == user.name
 
     def core(i: int) -> None:

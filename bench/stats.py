@@ -149,7 +149,7 @@ def _pct(values: list[float], q: float) -> float:
 
 def run(engine: Engine, label: str, results: int, commands: int) -> None:
     from chatbot.service import ChatRef, Service, Settings, UserRef
-    from chatbot.service import ratings as R
+    from chatbot.service.stats import ratings as R
 
     migrate(engine)
     t = time.perf_counter()

@@ -173,18 +173,11 @@ register({
         "Climb here – together in a group or privately against CPU players.\n\n/new – new game\n"
         "/games – your running tables\n/help – help\n/rules – rules\n/language – language"),
     "help": N_(
-        "How it works:\n• Private: /new, choose the game and opponents, play with the buttons.\n"
-        "• Group: /new opens a table, players press “Join”, the opener presses “Start”. I send "
-        "you your cards and moves privately.\n"
-        "• /new schwimmen (or scat, runfast, climbing) opens that game at once.\n"
-        "• /rules asks which rules; /rules scat shows them at once, at a running table /rules "
-        "shows its game's.\n• /stop ends the table (opener or admin).\n"
-        "• Long games: /new schwimmen clock=12h gives everyone 12 hours a turn. /games lists "
-        "your running tables in every chat, /reminders sets your turn reminders and quiet "
-        "hours; /pause 3 pauses a long game for three days when the others agree.\n"
-        "• Evenings: /abend fr 20:00 plans the group's Stammtisch evening, /deckel shows its "
-        "score.\n• Alone: /replay plays a finished round again, /daily deals today's cards, "
-        "/tips gives tips in your private game."),
+        "How it works:\n• Privately: {p}new, choose the game and the opponents, then play "
+        "with the buttons.\n• In a group: {p}new opens a table; players tap “Join”, its "
+        "opener taps “Start”. Your cards and moves come to you privately.\n• Typed in full, a "
+        "game opens at once: {p}new schwimmen 2 experte, or {p}new schwimmen clock=12h for a "
+        "long game (12 hours a turn).\n• {p}rules scat shows a game's rules at once."),
     "rules_which": N_("Rules of which game?"),
     "replace_running": N_("A game of {running} is still running here. End it and start {game}?"),
     "replace_yes": N_("Yes, start anew"),

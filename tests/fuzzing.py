@@ -40,7 +40,8 @@ from sqlalchemy.engine import Engine
 
 import fsm
 from chatbot.presenters import PRESENTERS
-from chatbot.service import ChatRef, Outcome, Service, Settings, UserRef, menus
+from chatbot.service import ChatRef, Outcome, Service, Settings, UserRef
+from chatbot.service.core import menus
 from engine import GAMES
 from tests.conftest import FakeClock
 from tests.fuzzing_checks import (

@@ -25,7 +25,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("chatbot", "engine", "fsm", "storage")
-MAX_LINES = 450  # "split at ~400 lines"; the engine's game files are one game's rules each
+MAX_LINES = 400  # "split at ~400 lines"; the engine's game files are one game's rules each
 
 
 def modules(root: Path = ROOT, packages: tuple[str, ...] = PACKAGES) -> dict[str, Path]:
@@ -45,34 +45,39 @@ def _is_type_checking(test: ast.expr) -> bool:
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-def _import_nodes(body: list[ast.stmt]) -> Iterator[ast.Import | ast.ImportFrom]:
-    """The import statements run when the module loads (not in functions, not type-only)."""
+def _import_nodes(body: list[ast.stmt], inner: bool = False
+                  ) -> Iterator[ast.Import | ast.ImportFrom]:
+    """The import statements run when the module loads (not type-only); ``inner``: those in
+    function bodies too (a lazy import that dodges a circle is a circle all the same)."""
     for node in body:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             yield node
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
+            if inner:
+                yield from _import_nodes(node.body, inner)
         elif isinstance(node, ast.If):
             if not _is_type_checking(node.test):
-                yield from _import_nodes(node.body)
-            yield from _import_nodes(node.orelse)
+                yield from _import_nodes(node.body, inner)
+            yield from _import_nodes(node.orelse, inner)
         elif isinstance(node, ast.ClassDef):
-            yield from _import_nodes(node.body)
+            yield from _import_nodes(node.body, inner)
         elif isinstance(node, ast.Try):
             for block in (node.body, *(h.body for h in node.handlers), node.orelse,
                           node.finalbody):
-                yield from _import_nodes(block)
-        elif isinstance(node, (ast.With, ast.For, ast.While)):
-            yield from _import_nodes(node.body)
+                yield from _import_nodes(block, inner)
+        elif isinstance(node, (ast.With, ast.AsyncWith, ast.For, ast.While)):
+            yield from _import_nodes(node.body, inner)
 
 
-def graph(root: Path = ROOT, packages: tuple[str, ...] = PACKAGES) -> dict[str, set[str]]:
-    """Module → the modules of the packages it imports at load time."""
+def graph(root: Path = ROOT, packages: tuple[str, ...] = PACKAGES,
+          inner: bool = False) -> dict[str, set[str]]:
+    """Module → the modules of the packages it imports at load time (``inner``: or in any of
+    its functions)."""
     mods = modules(root, packages)
     edges: dict[str, set[str]] = {m: set() for m in mods}
     for name, path in mods.items():
         is_pkg = path.name == "__init__.py"
-        for node in _import_nodes(ast.parse(path.read_text(encoding="utf-8")).body):
+        for node in _import_nodes(ast.parse(path.read_text(encoding="utf-8")).body, inner):
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
             else:
@@ -131,11 +136,15 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_no_two_modules_import_each_other_in_a_circle():
+    """No circle among the modules, counting the imports inside functions too."""
     edges = graph()
     # the graph was built, across the packages
     assert "engine.bots.registry" in edges and edges["engine.bots"]
-    assert "chatbot.service.store" in edges["chatbot.service.play"]
+    assert "chatbot.service.core.records" in edges["chatbot.service.core.play"]
     assert cycles(edges) == []
+    inner = graph(inner=True)
+    assert "chatbot.telegram.runner" in inner["chatbot.cli"]  # (imported in a function)
+    assert cycles(inner) == []
 
 
 def test_the_import_contracts_hold():
@@ -230,7 +239,7 @@ def write_page() -> None:
 if __name__ == "__main__" and "--write" in sys.argv:
     write_page()
 elif __name__ == "__main__":
-    edges = graph()
+    edges = graph(inner=True)
     print(f"{len(edges)} modules, {sum(map(len, edges.values()))} import edges")
     for component in cycles(edges):
         print(f"circle of {len(component)}: {' '.join(component)}")

@@ -16,7 +16,7 @@ platform: limits and what counts as a group are given by the adapter (``SendLimi
 * ``worker`` – ``Worker``: the loop of the bots' background tasks.
 """
 
-from .claim import CHATS_PER_PASS, LEASE_SECONDS, Claim, ClaimingOutbox, Outcome, SendLimits
+from .claim import CHATS_PER_PASS, LEASE_SECONDS, Claim, ClaimingOutbox, Delivered, SendLimits
 from .items import (
     CannotPin,
     Item,
@@ -33,7 +33,7 @@ from .worker import Worker
 
 __all__ = [
     "CHATS_PER_PASS", "LEASE_SECONDS", "MAX_ATTEMPTS", "PER_CHAT", "CannotPin", "Claim",
-    "ClaimingOutbox", "Item", "MessageGone", "Outcome", "OutboxStore", "Permanent", "Retry", "SendLimits",
+    "ClaimingOutbox", "Item", "MessageGone", "Delivered", "OutboxStore", "Permanent", "Retry", "SendLimits",
     "SlotMessages", "Transport", "Worker", "deliver", "deliver_async", "plan",
     "record",
 ]

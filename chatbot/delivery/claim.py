@@ -60,7 +60,7 @@ from .rows import (
     to_item,
 )
 
-Outcome = tuple[Item, str | None, Exception | None]  # the item, its message id, its error
+Delivered = tuple[Item, str | None, Exception | None]  # an item sent: its message id, or its error
 
 
 class SendLimits(Protocol):
@@ -260,7 +260,7 @@ class ClaimingOutbox:
                         "b_not_before": now_dt + timedelta(seconds=after)})
         return out
 
-    def record(self, claim: Claim, outcomes: list[Outcome],
+    def record(self, claim: Claim, outcomes: list[Delivered],
                calls: dict[str, list[float]] | None = None, chats: list[str] | None = None,
                window: bool = False) -> list[str]:
         """Record the outcomes of some of a pass's chats (``chats``: by default those of the
@@ -291,7 +291,7 @@ class ClaimingOutbox:
         claim.recorded.update(chats)
         return sorted(held)
 
-    def _outcomes(self, conn: Any, outcomes: list[Outcome], now_dt: datetime) -> None:
+    def _outcomes(self, conn: Any, outcomes: list[Delivered], now_dt: datetime) -> None:
         """Sent rows with their message id, the slots' messages, retries with their backoff."""
         sent, slots, failed = [], [], []
         acted = []
@@ -314,7 +314,7 @@ class ClaimingOutbox:
         if failed:
             conn.execute(_FAILED, self._failures(conn, failed, now_dt))
 
-    def finish(self, claim: Claim, outcomes: list[Outcome],
+    def finish(self, claim: Claim, outcomes: list[Delivered],
                calls: dict[str, list[float]] | None = None) -> list[str]:
         """End a pass: record the outcomes of the chats not recorded yet and give them (and the
         chats it leased but had nothing to send for) back, with the bot-wide window, in one

@@ -48,8 +48,8 @@ from ..runtime.heap import freeze_startup_heap
 from ..service import Change, Service
 from .inputs import InputsMixin
 from .login import LoginMixin, private_store  # noqa: F401  (private_store: kept importable here)
+from .memory import PLATFORM, MatrixMemory
 from .profile import ProfileMixin
-from .records import PLATFORM, MatrixStore
 from .rooms import RoomsMixin
 from .sender import _NETWORK, MatrixSender, MatrixTransport
 from .timers import Deadlines
@@ -82,7 +82,7 @@ class MatrixBot(LoginMixin, InputsMixin, RoomsMixin, ProfileMixin):
             raise SystemExit("set MATRIX_STORE_KEY: the key the device's encryption keys are "
                              "stored with (e.g. `openssl rand -hex 32`; keep it with the store)")
         self.cfg, self.service = cfg, service
-        self.store = MatrixStore(service.engine)
+        self.memory = MatrixMemory(service.engine)
         self.outbox = OutboxStore(service.engine, PLATFORM, clock=service.clock)
         self.store_path = Path(cfg.matrix_store_path)
         self.client: AsyncClient | None = None
@@ -115,10 +115,10 @@ class MatrixBot(LoginMixin, InputsMixin, RoomsMixin, ProfileMixin):
                     return
                 backoff = min(30.0, backoff * 2)
         assert self.client is not None
-        install = await asyncio.to_thread(self.store.get, "install")
+        install = await asyncio.to_thread(self.memory.get, "install")
         if install is None:
             install = os.urandom(4).hex()
-            await asyncio.to_thread(self.store.put, install, "install")
+            await asyncio.to_thread(self.memory.put, install, "install")
         transport = MatrixTransport(self.client, install, on_forbidden=self._forbidden,
                                     reactions=self.cfg.matrix_reactions)
         self.sender = MatrixSender(self.outbox, transport, self.cfg.matrix_send_interval)
@@ -159,11 +159,11 @@ class MatrixBot(LoginMixin, InputsMixin, RoomsMixin, ProfileMixin):
 
     async def _sync_loop(self) -> None:
         assert self.client is not None and self.sender is not None
-        token = await asyncio.to_thread(self.store.get, self.user_id, "next_batch")
-        first = await asyncio.to_thread(self.store.get, self.user_id, "first_start")
+        token = await asyncio.to_thread(self.memory.get, self.user_id, "next_batch")
+        first = await asyncio.to_thread(self.memory.get, self.user_id, "first_start")
         if first is None:
             first = str(int(time.time() * 1000))
-            await asyncio.to_thread(self.store.put, first, self.user_id, "first_start")
+            await asyncio.to_thread(self.memory.put, first, self.user_id, "first_start")
         self.first_start_ms = int(first)
         full_state, backoff, failures = True, 1.0, 0
         while not self._stop.is_set():
@@ -222,7 +222,7 @@ class MatrixBot(LoginMixin, InputsMixin, RoomsMixin, ProfileMixin):
                 log.exception("handling a sync failed %d times; going on", failures)
             failures = 0
             token = resp.next_batch
-            await asyncio.to_thread(self.store.put, token, self.user_id, "next_batch")
+            await asyncio.to_thread(self.memory.put, token, self.user_id, "next_batch")
             if full_state:
                 full_state = False
                 log.info("matrix bot %s ready", self.user_id)
@@ -231,7 +231,7 @@ class MatrixBot(LoginMixin, InputsMixin, RoomsMixin, ProfileMixin):
         assert self.sender is not None
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and not self._stop.is_set():
-            if not await asyncio.to_thread(self.store.rooms_with_due_views):
+            if not await asyncio.to_thread(self.memory.rooms_with_due_views):
                 return
             self.sender.wake.set()
             await asyncio.sleep(0.05)

@@ -19,7 +19,7 @@ from storage.models import ProcessedUpdate
 
 from ..i18n import tr
 from ..service import ChatRef, Outcome, UserRef
-from .records import PLATFORM
+from .memory import PLATFORM
 from .render import (
     Intent,
     card_of_label,
@@ -132,7 +132,7 @@ class InputsMixin:
         if room is not None and room.user_name(self.user_id):
             names += (room.user_name(self.user_id) or "",)
         mentioned, pills = self._mentioned(content)
-        intent = parse(body, names + pills, mentioned)
+        intent = parse(body, names + pills, mentioned, self.service.command_words())
         if edit and intent.kind == "chat":
             return  # (chatter edited: it had its answer)
         chat_ref, user = await self._refs(room_id, sender)
@@ -149,7 +149,7 @@ class InputsMixin:
             await self._choice(chat_ref, user, key, content, items, lang)
             return
         if intent.kind == "arrow":  # "<" / ">": the ◀ / ▶ of the room's newest view
-            rows = await asyncio.to_thread(self.store.newest_buttons, room_id) or []
+            rows = await asyncio.to_thread(self.memory.newest_buttons, room_id) or []
             data = next((d for label, d in rows if label.strip() == intent.name), None)
             if data is not None:
                 await self._press(chat_ref, user, data, key)
@@ -178,7 +178,7 @@ class InputsMixin:
         view first, then pressed in turn (the first refusal stops the rest)."""
         room_id, private = chat_ref.external_id, chat_ref.kind == "private"
         # (the views of the input's thread: two threads may run two tables)
-        views = [v for v in await asyncio.to_thread(self.store.live_views, room_id)
+        views = [v for v in await asyncio.to_thread(self.memory.live_views, room_id)
                  if private or v.thread == chat_ref.thread]
         relates = content.get("m.relates_to") or {}
         # a thread's message names the thread's last event as a fallback for clients without
@@ -186,7 +186,7 @@ class InputsMixin:
         replied = None if relates.get("is_falling_back") else \
             (relates.get("m.in_reply_to") or {}).get("event_id")
         view = views[0] if views else None
-        if replied and await asyncio.to_thread(self.store.is_ours, room_id, replied):
+        if replied and await asyncio.to_thread(self.memory.is_ours, room_id, replied):
             view = next((v for v in views if v.message_id == replied), None)
             if view is None:  # that choice is gone: say so, and what is there now
                 current = labelled(numbered(views[0].buttons), lang) if views else []
@@ -259,7 +259,7 @@ class InputsMixin:
         for place in places:
             if place != room_id and self.sender is not None:
                 await self.sender.settled(place)
-            rows = await asyncio.to_thread(self.store.newest_buttons, place,
+            rows = await asyncio.to_thread(self.memory.newest_buttons, place,
                                            thread if place == room_id else None) or []
             for _label, data in rows:
                 if code_of(data) == code:
@@ -268,30 +268,30 @@ class InputsMixin:
 
     async def _command(self, chat_ref: ChatRef, user: UserRef, intent: Intent, key: str,
                        lang: str) -> None:
-        known = {"start", "help", "rules", "language", "new", "stop", "stats", "top", "games",
-                 "reminders", "replay", "pause", "abend", "deckel", "daily", "tips"}
-        if intent.name not in known and chat_ref.kind == "group":
+        declared = self.service.registry.command(intent.name)
+        if declared is None and chat_ref.kind == "group":
             return  # maybe another bot's command: in groups we answer only our own
         outcome = await asyncio.to_thread(self.service.command, chat_ref, user, intent.name,
                                           intent.args, key)
-        if outcome.text and intent.name != "language":
+        name = declared.name if declared is not None else intent.name
+        if outcome.text and name != "language":
             await self._answer(chat_ref, user, outcome)
-        if intent.name in ("help", "start"):
+        if name in ("help", "start"):
             await self._say(chat_ref, tr(lang, "mx.how"))
-        if chat_ref.kind == "group" and intent.name == "new" and outcome.ok:
+        if chat_ref.kind == "group" and name == "new" and outcome.ok:
             await self._ensure_dm(chat_ref, user, outcome.table_id)
 
     async def _on_reaction(self, room_id: str, event: ReactionEvent) -> None:
         if self.sender is not None:
             await self.sender.settled(room_id)
-        rows = await asyncio.to_thread(self.store.message_buttons, room_id, event.reacts_to)
+        rows = await asyncio.to_thread(self.memory.message_buttons, room_id, event.reacts_to)
         if rows is None:
             return  # not one of our views
         want = norm_key(event.key)
         data = next((d for _label, d in rows
                      if (key := reaction_for(d)) is not None and norm_key(key) == want), None)
         # (a reaction names no thread: the reacted message's)
-        in_thread = INPUT_THREAD.set(await asyncio.to_thread(self.store.thread_of, room_id,
+        in_thread = INPUT_THREAD.set(await asyncio.to_thread(self.memory.thread_of, room_id,
                                                              event.reacts_to))
         try:
             chat_ref, user = await self._refs(room_id, event.sender)

@@ -22,7 +22,7 @@ from nio import (
     UploadResponse,
 )
 
-from .records import PLATFORM
+from .memory import PLATFORM
 
 log = logging.getLogger(__name__)
 AVATAR = "avatar.png"  # shipped with the package (chatbot/matrix/avatar.png)
@@ -68,7 +68,7 @@ class ProfileMixin:
         assert client is not None
         data = avatar_png()
         digest = hashlib.sha256(data).hexdigest()[:16]
-        stored = await asyncio.to_thread(self.store.get, self.user_id, "avatar")
+        stored = await asyncio.to_thread(self.memory.get, self.user_id, "avatar")
         old_digest, _, old_mxc = (stored or "").partition(" ")
         if current and current != old_mxc:
             return  # an avatar the operator chose
@@ -85,7 +85,7 @@ class ProfileMixin:
                 log.warning("could not upload the avatar: %s", resp)
                 return
             mxc = resp.content_uri
-            await asyncio.to_thread(self.store.put, f"{digest} {mxc}", self.user_id, "avatar")
+            await asyncio.to_thread(self.memory.put, f"{digest} {mxc}", self.user_id, "avatar")
             log.info("avatar uploaded: %s", mxc)
         if current != mxc:
             resp = await self._unhurried(lambda: client.set_avatar(mxc))

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, NN_, register, tr
+from ..service import command_words
 
 # Button code → the reaction the bot seeds under a message that offers it.
 REACTIONS: dict[str, str] = {
@@ -29,21 +31,7 @@ REACTIONS: dict[str, str] = {
     "again": "🔁",
 }
 
-# ``!word`` → service command.
-COMMANDS: dict[str, str] = {
-    "new": "new", "neu": "new", "neues": "new",
-    "help": "help", "hilfe": "help",
-    "rules": "rules", "regeln": "rules",
-    "language": "language", "sprache": "language", "lang": "language",
-    "stop": "stop", "stopp": "stop", "beenden": "stop", "ende": "stop",
-    "stats": "stats", "statistik": "stats", "top": "top", "bestenliste": "top",
-    "games": "games", "spiele": "games", "tische": "games",
-    "reminders": "reminders", "erinnerungen": "reminders", "erinnerung": "reminders",
-    "replay": "replay", "nachspielen": "replay",
-    "pause": "pause", "pausieren": "pause",
-    "abend": "abend", "evening": "abend", "stammtisch": "abend", "deckel": "deckel",
-    "daily": "daily", "tagesspiel": "daily", "tips": "tips", "tipps": "tips",
-}
+COMMAND_WORDS = command_words()  # the service's commands by every name (``!neu`` → new)
 # ``!word`` → the button code it presses (in the newest view of the room, or of the player's
 # direct room). ``start`` presses "Start" in a lobby and is the greeting elsewhere.
 MOVES: dict[str, str] = {
@@ -69,7 +57,7 @@ register({
         "• cards by name: “7s 7h”, “10d”, “Kd” (s h d c = ♠ ♥ ♦ ♣; "
         "Pik, Herz, Karo, Kreuz work too)\n"
         "• or tap a reaction under the message: 👍 join, ✊ knock, ⏭️ pass, ⏩ next\n"
-        "• commands: !new, !join, !start, !knock, !pass, !next, !stop, !rules, !language de"),
+        "• moves as words: !join, !start, !knock, !pass, !next"),
     "mx.pick": N_("Please reply with a number from 1 to {n}."),
     "mx.nothing": N_("There is nothing to choose here right now."),
     "mx.gone": N_("That choice is gone – nothing was changed. The current one:"),
@@ -342,10 +330,13 @@ class Intent:
 _REPLY_FALLBACK = re.compile(r"\A(?:>[^\n]*\n)+\n?")
 
 
-def parse(body: str, own_names: tuple[str, ...] = (), mentioned: bool = False) -> Intent:
+def parse(body: str, own_names: tuple[str, ...] = (), mentioned: bool = False,
+          commands: Mapping[str, str] | None = None) -> Intent:
     """Read a message: ``!command args``, a number, several numbers or cards, or chat. A
     message may start with the bot's name ("stammtisch: !new"); when it mentions the bot
-    (a pill), the name needs no colon."""
+    (a pill), the name needs no colon. ``commands``: every typed name of the service's
+    commands → its name (``command_words``)."""
+    commands = COMMAND_WORDS if commands is None else commands
     text = _REPLY_FALLBACK.sub("", body or "").strip()
     for name in sorted(own_names, key=len, reverse=True):  # "stammtisch: !new"
         if name and text.lower().startswith(name.lower()):
@@ -363,10 +354,10 @@ def parse(body: str, own_names: tuple[str, ...] = (), mentioned: bool = False) -
     if text[:1] in ("!", "/") and len(text) > 1:
         word, _, args = text[1:].partition(" ")
         word = word.strip().lower()
-        if word in COMMANDS:
-            return Intent("command", COMMANDS[word], args.strip())
-        if word in MOVES:
+        if word in MOVES:  # (``!start`` presses Start; where there is none, it greets)
             return Intent("move", MOVES[word], args.strip())
+        if word in commands:
+            return Intent("command", commands[word], args.strip())
         return Intent("command", word, args.strip())  # unknown: the service answers
     items = choice_items(text)
     if items:

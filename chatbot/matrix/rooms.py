@@ -23,7 +23,7 @@ from nio import (
 
 from ..i18n import DEFAULT_LANGUAGE, pick_language, tr
 from ..service import ChatRef, UserRef
-from .records import PLATFORM
+from .memory import PLATFORM
 from .sender import _NETWORK
 
 log = logging.getLogger(__name__)
@@ -56,9 +56,9 @@ class RoomsMixin:
                     inviter = event.sender
                     direct = bool((event.content or {}).get("is_direct"))
             if inviter is not None:
-                await asyncio.to_thread(self.store.put, inviter, "inviter", room_id)
+                await asyncio.to_thread(self.memory.put, inviter, "inviter", room_id)
             if direct:
-                await asyncio.to_thread(self.store.put, "1", "direct", room_id)
+                await asyncio.to_thread(self.memory.put, "1", "direct", room_id)
             resp_join = await self.client.join(room_id)
             for _ in range(5):  # rate-limited: wait as the server says, and join again
                 if not (isinstance(resp_join, JoinError)
@@ -77,7 +77,7 @@ class RoomsMixin:
         chat). Rooms the bot opened itself are known already and get no second greeting."""
         if await asyncio.to_thread(self.service.chat_info, PLATFORM, room_id) is not None:
             return
-        inviter = await asyncio.to_thread(self.store.get, "inviter", room_id)
+        inviter = await asyncio.to_thread(self.memory.get, "inviter", room_id)
         room = self.client.rooms.get(room_id) if self.client else None
         if inviter is None and room is not None:
             inviter = next((u for u in room.users if u != self.user_id), None)
@@ -148,7 +148,7 @@ class RoomsMixin:
             return None
         room_id = resp.room_id
         log.info("opened direct room %s with %s", room_id, user.external_id)
-        await asyncio.to_thread(self.store.put, "1", "direct", room_id)
+        await asyncio.to_thread(self.memory.put, "1", "direct", room_id)
         dm_ref = ChatRef(PLATFORM, room_id, "private")
         await asyncio.to_thread(self.service.command, dm_ref, user, "start",
                                 f"t{table_id}" if table_id else "", f"dm:{room_id}")
@@ -203,7 +203,7 @@ class RoomsMixin:
             if kind == "private" and (self._members(room_id) > 2 or _open(room)):
                 kind = "group"  # a third person came in (``_on_member``), or anyone may
         else:
-            direct = await asyncio.to_thread(self.store.get, "direct", room_id) == "1"
+            direct = await asyncio.to_thread(self.memory.get, "direct", room_id) == "1"
             members = room.member_count if room is not None else 0
             named = room is not None and room.is_named
             kind = "private" if members == 2 and not _open(room) and (direct or not named) \

@@ -1,5 +1,6 @@
-"""The Matrix bot's turn clock: fires the service's deadlines on time and sweeps for overdue
-ones (the Telegram bot uses python-telegram-bot's job queue for the same)."""
+"""The Matrix bot's turn clock: fires the service's deadlines on time, and runs what the
+service's tick says is due (overdue deadlines, every feature's scheduled steps) every couple of
+seconds (the Telegram bot uses python-telegram-bot's job queue for the same)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from ..delivery import Worker
 from ..service import Change, Service
 
 log = logging.getLogger(__name__)
+PLATFORM = "matrix"
 SWEEP_SECONDS = 2.0
 # ``thinking(table_id, version)``: held while a deadline fires (the Matrix bot shows that a CPU
 # is thinking: a typing notice in the table's room)
@@ -65,12 +67,11 @@ class Deadlines:
             await self._fire(table_id, version)
         if time.monotonic() >= self._next_sweep:
             self._next_sweep = time.monotonic() + self.sweep
-            for table_id, version in await asyncio.to_thread(self.service.due):
-                await self._fire(table_id, version)
-            await asyncio.to_thread(self.service.fire_evenings)  # Stammtisch evenings
-            await asyncio.to_thread(self.service.sweep_old)
-            await asyncio.to_thread(self.service.catch_up_stats)
-            await asyncio.to_thread(self.service.post_daily, "matrix")
+            for due in await asyncio.to_thread(self.service.tick, PLATFORM):  # what is due
+                if due.step is None:
+                    await self._fire(due.table_id, due.version)  # type: ignore[arg-type]
+                else:
+                    await asyncio.to_thread(self.service.run_step, due.step, PLATFORM)
         return self._wait()
 
     def _wait(self) -> float:

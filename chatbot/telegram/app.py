@@ -24,7 +24,7 @@ from dataclasses import replace
 from datetime import UTC
 from typing import Any, TypeVar
 
-from telegram import BotCommand, Update
+from telegram import Update
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.ext import (
     Application,
@@ -39,46 +39,23 @@ from storage.keyvalue import get_value, put_value
 
 from .. import buttons
 from ..delivery import OutboxStore
-from ..i18n import LANGUAGES, N_, pick_language, register, tr
+from ..i18n import pick_language, tr
 from ..runtime.heap import freeze_startup_heap
-from ..service import SKIP_CODES, Change, ChatRef, Outcome, Service, UserRef
+from ..service import Change, ChatRef, Outcome, PressPolicy, Service, UserRef
 from ..webapp.links import direct_link
+from .command_menu import command_menus, command_names
 from .limits import Limits
 from .polling import ConfirmingBot
 from .presses import PressBatch
 from .sender import OutboxSender, TelegramTransport
+from .updates import PLATFORM, newest, refs, too_old, topic_of
 
 log = logging.getLogger(__name__)
-PLATFORM = "telegram"
-COMMANDS = ("start", "help", "rules", "language", "new", "stop", "stats", "top", "games",
-            "reminders", "replay", "pause", "abend", "evening", "deckel", "daily", "tips")
-ALIASES = ("tagesspiel", "tipps")  # German names of commands (not in the command menu)
-MANAGE_CODES = ("start", "stop", "kick", "fill", "clock", "cur", "opt", "lvl", "lang")
-ANSWER_WINDOW = 10.0  # seconds Telegram takes an answer to a button press (not documented)
 NEWEST_KEY = "telegram:newest_update"  # key_value: the newest update id fetched, and when
 SWEEP_SECONDS = 2.0
 THINKING_AT_ONCE = 64  # deadlines waiting at once for a CPU that thinks
 T = TypeVar("T")
 
-register({
-    "command.start": N_("Welcome and help"),
-    "command.help": N_("Help"),
-    "command.rules": N_("Game rules"),
-    "command.language": N_("Choose language"),
-    "command.new": N_("New game"),
-    "command.stop": N_("Close the table"),
-    "command.stats": N_("Your stats"),
-    "command.top": N_("The group's leaderboard"),
-    "command.games": N_("Your running tables"),
-    "command.reminders": N_("Turn reminders and quiet hours"),
-    "command.replay": N_("Replay a finished round"),
-    "command.pause": N_("Pause a long game (1, 3 or 7 days)"),
-    "command.abend": N_("Plan a Stammtisch evening"),
-    "command.evening": N_("Plan a Stammtisch evening"),
-    "command.deckel": N_("The evening's score"),
-    "command.daily": N_("Today's deal – the same cards for everybody"),
-    "command.tips": N_("Tips in your private game"),
-})
 
 
 class TelegramBot:
@@ -113,7 +90,7 @@ class TelegramBot:
         self._before_start: tuple[int, float] | None = None  # NEWEST_KEY as the last run left it
         self._saved_newest: tuple[int, float] | None = None
         service.listeners.append(self._on_commit)
-        app.add_handler(CommandHandler([*COMMANDS, *ALIASES], self.on_command))
+        app.add_handler(CommandHandler(command_names(service), self.on_command))
         app.add_handler(CallbackQueryHandler(self.on_press))
         app.add_handler(MessageHandler(filters.COMMAND, self.on_unknown_command))
         app.add_handler(MessageHandler(filters.TEXT & filters.ChatType.PRIVATE, self.on_text))
@@ -128,13 +105,9 @@ class TelegramBot:
         self.service.settings.start_link = lambda table_id: f"https://t.me/{username}?start=t{table_id}"
         if self.service.settings.webapp_url:
             self.service.settings.webapp_link = direct_link(username, self.short_name)
-        for lang in LANGUAGES:
-            cmds = [BotCommand(c, tr(lang, f"command.{c}")) for c in COMMANDS]
-            await app.bot.set_my_commands(cmds, language_code=lang)
-        await app.bot.set_my_commands(
-            [BotCommand(c, tr(self.service.settings.default_language, f"command.{c}"))
-             for c in COMMANDS])
-        self._before_start = _newest(await self._db(get_value, self.service.engine, NEWEST_KEY))
+        for scope, commands, lang in command_menus(self.service):
+            await app.bot.set_my_commands(commands, scope=scope, language_code=lang)
+        self._before_start = newest(await self._db(get_value, self.service.engine, NEWEST_KEY))
         self.sender.start()
         app.job_queue.run_repeating(self._sweep, interval=SWEEP_SECONDS, first=0.1,
                                     name="deadline-sweep")
@@ -237,19 +210,21 @@ class TelegramBot:
         await self._fire_due(table_id, version)
 
     async def _sweep(self, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """Overdue deadlines (after a restart, or a missed job) and Stammtisch evenings' steps
-        are fired here, once; the newest update fetched is noted (see ``too_old``); old rows go (hourly)."""
-        for table_id, version in await self._db(self.service.due):
-            await self._fire_due(table_id, version)
-        await self._db(self.service.fire_evenings)  # Stammtisch evenings' steps, each once
+        """What the service says is due (``Service.tick``: overdue deadlines after a restart
+        or a missed job, every feature's scheduled steps), each where it belongs; then the
+        newest update fetched is noted (see ``too_old``)."""
+        for due in await self._db(self.service.tick, PLATFORM):
+            if due.step is None:
+                await self._fire_due(due.table_id, due.version)  # type: ignore[arg-type]
+            elif due.step.on_thread:
+                await asyncio.to_thread(self.service.run_step, due.step, PLATFORM)
+            else:
+                await self._db(self.service.run_step, due.step, PLATFORM)
         newest = getattr(self.app.bot, "newest", None)
         if newest is not None and newest != self._saved_newest:
             await self._db(put_value, self.service.engine, NEWEST_KEY,
                            f"{newest[0]} {newest[1]:.3f}")
             self._saved_newest = newest
-        await asyncio.to_thread(self.service.sweep_old)
-        await self._db(self.service.catch_up_stats)
-        await self._db(self.service.post_daily, PLATFORM)
 
     def _forbidden(self, chat: str) -> None:
         if not chat.startswith("-"):
@@ -285,9 +260,7 @@ class TelegramBot:
             return
         name = message.text.split()[0].lstrip("/").split("@")[0].lower()
         args = " ".join(context.args or [])
-        # (an evening's ``ende``/``absagen``/``zone`` are also for the group's admins)
-        admin = (name in ("stop", "language") or name in ("abend", "evening") and bool(args)) \
-            and await self._is_admin(update)
+        admin = self.service.asks_admin(name, args) and await self._is_admin(update)
         chat_ref, user = self._refs(update, admin)
         outcome = await self._db(self.service.command, chat_ref, user, name, args,
                                  str(update.update_id))
@@ -310,10 +283,10 @@ class TelegramBot:
         except buttons.BadButton:
             press = data
         try:
-            admin = isinstance(press, buttons.Press) \
-                and press.code.split(".")[0] in MANAGE_CODES and await self._is_admin(update)
+            policy = self.service.press_policy(press)
+            admin = policy.admin and await self._is_admin(update)
             chat_ref, user = self._refs(update, admin)
-            outcome = await self._press(chat_ref, user, press, str(update.update_id))
+            outcome = await self._press(chat_ref, user, press, str(update.update_id), policy)
         except Exception as exc:
             outcome = self._failed(press, update.update_id, exc)
         finally:
@@ -326,18 +299,14 @@ class TelegramBot:
         await self._answer(query.id, outcome)
 
     async def _press(self, chat_ref: ChatRef, user: UserRef, data: buttons.Press | str,
-                     update_key: str) -> Outcome:
-        if isinstance(data, buttons.Press) and data.code in ("tip", "review"):  # the coach:
-            return await asyncio.to_thread(  # it thinks on a thread, not the loop or a batch
-                self.service.press, chat_ref, user, data, update_key)
-        if isinstance(data, buttons.Press) and data.code in SKIP_CODES:
-            # ⏩: the CPUs' play-out is thought on a thinking thread (in the pool), its moves
-            # then played where inputs run, like a press
-            planned = await asyncio.get_running_loop().run_in_executor(
-                self._thinkers, self.service.plan_skip, chat_ref, user, data)
-            return await self._db(self.service.press, chat_ref, user, data, update_key,
-                                  planned)
-        if self.presses is not None:
+                     update_key: str, policy: PressPolicy) -> Outcome:
+        if policy.thinks:
+            # (the coach, ⏩): thought on a thinking thread (the Experte in its pool), then
+            # the press runs where inputs run, with what was thought
+            plan = await asyncio.get_running_loop().run_in_executor(
+                self._thinkers, self.service.think, chat_ref, user, data)
+            return await self._db(self.service.press, chat_ref, user, data, update_key, plan)
+        if self.presses is not None and policy.batches:
             return await self.presses.press(chat_ref, user, data, update_key)
         return await self._db(self.service.press, chat_ref, user, data, update_key)
 
@@ -392,42 +361,3 @@ class TelegramBot:
         if isinstance(update, Update) and update.callback_query is not None:
             with contextlib.suppress(Exception):
                 await update.callback_query.answer("⚠️", show_alert=False)
-
-
-def too_old(update_id: int, before_start: tuple[int, float] | None, now: float,
-            window: float = ANSWER_WINDOW) -> bool:
-    """Whether a press is known to be older than Telegram's answer window: the last run had
-    already fetched an update at least this new (ids only grow) at a time longer ago than the
-    window. (A press made while no process ran may be old too, but nothing tells.)"""
-    if before_start is None:
-        return False
-    newest, when = before_start
-    return update_id <= newest and now - when > window
-
-
-def _newest(value: str | None) -> tuple[int, float] | None:
-    try:
-        newest, when = (value or "").split()
-        return int(newest), float(when)
-    except ValueError:
-        return None
-
-
-def topic_of(is_forum: bool, message: Any) -> str | None:
-    """The forum topic a message was written in (its ``message_thread_id``), ``None`` for the
-    General topic and outside forums: an ordinary supergroup gives reply chains a thread id
-    too, and a message sent there with it would be refused."""
-    if not is_forum or message is None or not getattr(message, "is_topic_message", False):
-        return None
-    thread = getattr(message, "message_thread_id", None)
-    return str(thread) if thread else None
-
-
-def refs(chat_id: int, chat_type: str | None, title: str | None, user_id: int,
-         first_name: str | None, last_name: str | None, username: str | None,
-         language: str | None, is_admin: bool = False) -> tuple[ChatRef, UserRef]:
-    """The service's view of who wrote where."""
-    kind = "private" if chat_type == ChatType.PRIVATE else "group"
-    name = " ".join(p for p in (first_name, last_name) if p) or str(user_id)
-    return (ChatRef(PLATFORM, str(chat_id), kind, title),
-            UserRef(str(user_id), name[:64], username, language, is_admin))

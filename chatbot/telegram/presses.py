@@ -14,11 +14,9 @@ import asyncio
 from typing import Any
 
 from .. import buttons
-from ..service import ChatRef, Outcome, Service, UserRef
+from ..service import ChatRef, Outcome, PressInput, Service, UserRef
 
 PRESS_BATCH = 16  # presses sharing one SQLite transaction (a bigger batch goes in parts)
-
-Press = tuple[ChatRef, UserRef, buttons.Press | str, str]  # where, who, press, update key
 
 
 class PressBatch:
@@ -28,7 +26,7 @@ class PressBatch:
 
     def __init__(self, service: Service) -> None:
         self.service = service
-        self._waiting: list[tuple[Press, asyncio.Future[Outcome]]] = []
+        self._waiting: list[tuple[PressInput, asyncio.Future[Outcome]]] = []
         self._tasks: set[asyncio.Task[Any]] = set()
 
     async def press(self, chat_ref: ChatRef, user: UserRef, data: buttons.Press | str,
@@ -38,7 +36,7 @@ class PressBatch:
         if not self._waiting:
             loop.call_soon(self._flush)
         future: asyncio.Future[Outcome] = loop.create_future()
-        self._waiting.append(((chat_ref, user, data, update_key), future))
+        self._waiting.append((PressInput(chat_ref, user, data, update_key), future))
         return await future
 
     def _flush(self) -> None:
@@ -47,7 +45,7 @@ class PressBatch:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _run(self, batch: list[tuple[Press, asyncio.Future[Outcome]]]) -> None:
+    async def _run(self, batch: list[tuple[PressInput, asyncio.Future[Outcome]]]) -> None:
         for start in range(0, len(batch), PRESS_BATCH):
             if start:
                 await asyncio.sleep(0)  # the previous part's presses are answered first

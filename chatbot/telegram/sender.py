@@ -32,10 +32,10 @@ from ..delivery import (
     CannotPin,
     Claim,
     ClaimingOutbox,
+    Delivered,
     Item,
     MessageGone,
     OutboxStore,
-    Outcome,
     Permanent,
     Retry,
     SlotMessages,
@@ -258,14 +258,14 @@ class OutboxSender:
         for item in claim.items:
             by_chat.setdefault(item.chat, []).append(item)
         waits: list[float] = []
-        outcomes: list[Outcome] = []
+        outcomes: list[Delivered] = []
         calls: dict[str, list[float]] = {}
         shown = SlotMessages()
-        served: list[tuple[str, list[Outcome]]] = []  # chats waiting to be recorded
+        served: list[tuple[str, list[Delivered]]] = []  # chats waiting to be recorded
         recording = asyncio.Lock()
         unserved = len(by_chat)
 
-        async def record(chat: str, done: list[Outcome]) -> None:
+        async def record(chat: str, done: list[Delivered]) -> None:
             """The chat's outcomes recorded, with those of the chats served within
             ``record_gather`` seconds or while the previous record committed (if by then every
             chat is served, ``finish`` records them all in one transaction)."""
@@ -283,7 +283,7 @@ class OutboxSender:
 
         async def serve(chat: str, chat_items: list[Item]) -> None:
             nonlocal unserved
-            done: list[Outcome] = []
+            done: list[Delivered] = []
             for item in chat_items:
                 shown.before(item)
                 if item.plan == "keep":

@@ -14,8 +14,7 @@ from engine.replay import Round, hands, middle
 
 from ..i18n import N_, Names, register, tr
 from ..presenters import presenter
-from ..service import Replayed
-from ..service.replays import round_name, where_text
+from ..service import Replayed, round_name, where_text
 from .boards import BOARDS, codes
 
 register({

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from chatbot.durations import clock_label, moment, span, time_left, typed_clock
-from chatbot.service import quiet
+from chatbot.service.core import quiet_hours
 from storage.models import Player
 
 
@@ -49,26 +49,26 @@ def _person(**values: object) -> Player:
 def test_quiet_hours_follow_the_persons_zone_across_daylight_saving() -> None:
     berliner = _person()  # 23:00–08:00 in Europe/Berlin (the language's zone)
     # winter: UTC+1; 06:59 UTC is 07:59 in Berlin (quiet), 07:00 UTC is 08:00 (not)
-    assert quiet.in_quiet(berliner, datetime(2030, 1, 7, 6, 59, tzinfo=UTC))
-    assert not quiet.in_quiet(berliner, datetime(2030, 1, 7, 7, 0, tzinfo=UTC))
-    assert quiet.quiet_over(berliner, datetime(2030, 1, 7, 1, tzinfo=UTC)) == \
+    assert quiet_hours.in_quiet(berliner, datetime(2030, 1, 7, 6, 59, tzinfo=UTC))
+    assert not quiet_hours.in_quiet(berliner, datetime(2030, 1, 7, 7, 0, tzinfo=UTC))
+    assert quiet_hours.quiet_over(berliner, datetime(2030, 1, 7, 1, tzinfo=UTC)) == \
         datetime(2030, 1, 7, 7, tzinfo=UTC)
     # the night of 30/31 March 2030 the clocks go forward: 08:00 is 06:00 UTC
-    assert quiet.quiet_over(berliner, datetime(2030, 3, 31, 1, tzinfo=UTC)) == \
+    assert quiet_hours.quiet_over(berliner, datetime(2030, 3, 31, 1, tzinfo=UTC)) == \
         datetime(2030, 3, 31, 6, tzinfo=UTC)
-    assert quiet.quiet_began(berliner, datetime(2030, 3, 31, 1, tzinfo=UTC)) == \
+    assert quiet_hours.quiet_began(berliner, datetime(2030, 3, 31, 1, tzinfo=UTC)) == \
         datetime(2030, 3, 30, 22, tzinfo=UTC)
 
 
 def test_a_chosen_zone_and_no_quiet_hours() -> None:
     londoner = _person(time_zone="Europe/London", quiet_from=22 * 60, quiet_to=7 * 60)
-    assert quiet.in_quiet(londoner, datetime(2030, 1, 7, 22, 30, tzinfo=UTC))
-    assert quiet.quiet_over(londoner, datetime(2030, 1, 7, 22, 30, tzinfo=UTC)) == \
+    assert quiet_hours.in_quiet(londoner, datetime(2030, 1, 7, 22, 30, tzinfo=UTC))
+    assert quiet_hours.quiet_over(londoner, datetime(2030, 1, 7, 22, 30, tzinfo=UTC)) == \
         datetime(2030, 1, 8, 7, tzinfo=UTC)
     always = _person(quiet_from=0, quiet_to=0)
-    assert not quiet.in_quiet(always, datetime(2030, 1, 7, 3, tzinfo=UTC))
-    assert quiet.may_remind(_person(reminders="last"), "last", datetime(2030, 1, 7, 12, tzinfo=UTC))
-    assert not quiet.may_remind(_person(reminders="last"), "start",
+    assert not quiet_hours.in_quiet(always, datetime(2030, 1, 7, 3, tzinfo=UTC))
+    assert quiet_hours.may_remind(_person(reminders="last"), "last", datetime(2030, 1, 7, 12, tzinfo=UTC))
+    assert not quiet_hours.may_remind(_person(reminders="last"), "start",
                                 datetime(2030, 1, 7, 12, tzinfo=UTC))
-    assert not quiet.may_remind(_person(reminders="off"), "last",
+    assert not quiet_hours.may_remind(_person(reminders="off"), "last",
                                 datetime(2030, 1, 7, 12, tzinfo=UTC))

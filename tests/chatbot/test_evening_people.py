@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
-from chatbot.service import deckel
+from chatbot.service.evening import scoresheet
 from engine import schwimmen as S
 from storage.models import Chat, EveningAnswer, GameTable, Move, Player, Result, Seat
 from tests.chatbot.evenings import (
@@ -179,10 +179,10 @@ def test_the_biggest_comeback_is_replayed_from_the_move_log(db_engine: Engine) -
         session.add(result)
         session.flush()
         deficit = max(max(s) - s[state.winner] for s in _coins_along(seed, codes))
-        assert deckel.comeback(session, [(result, seats)]) == (
+        assert scoresheet.comeback(session, [(result, seats)]) == (
             ("Alma", "Bruno", "Cem")[state.winner], "schwimmen", deficit)
         result.winners = []  # nobody won: no comeback to name
-        assert deckel.comeback(session, [(result, seats)]) is None
+        assert scoresheet.comeback(session, [(result, seats)]) is None
 
 
 def _coins_along(seed: int, codes: list[str]) -> list[tuple[int, ...]]:

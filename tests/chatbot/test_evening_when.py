@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from chatbot.service import when
+from chatbot.service.evening import dates
 
 MONDAY = date(2030, 1, 7)
 
@@ -23,34 +23,34 @@ MONDAY = date(2030, 1, 7)
     ("2.1. 20:00", (date(2031, 1, 2), 1200, "once", "")),  # passed this year: next year's
 ])
 def test_typed_evenings(typed: str, expected: tuple) -> None:
-    assert when.parse(typed, MONDAY) == expected
+    assert dates.parse(typed, MONDAY) == expected
 
 
 @pytest.mark.parametrize("typed", ["", "fr", "20:00", "someday 20:00", "fr 25:00",
                                    "fr 13pm", "31.2. 20:00", "fr 20:61"])
 def test_words_that_name_no_evening(typed: str) -> None:
-    assert when.parse(typed, MONDAY) is None
+    assert dates.parse(typed, MONDAY) is None
 
 
 def test_twenty_o_clock_stays_local_across_both_changes() -> None:
-    berlin = when.zone("Europe/Berlin")
-    start = when.starts(date(2030, 3, 29), 1200, berlin)  # Friday before summer time
+    berlin = dates.zone("Europe/Berlin")
+    start = dates.starts(date(2030, 3, 29), 1200, berlin)  # Friday before summer time
     assert start == datetime(2030, 3, 29, 19, tzinfo=UTC)
-    summer = when.following(start, 1200, berlin, when.WEEKLY)
+    summer = dates.following(start, 1200, berlin, dates.WEEKLY)
     assert summer == datetime(2030, 4, 5, 18, tzinfo=UTC)
-    autumn = when.following(datetime(2030, 10, 25, 18, tzinfo=UTC), 1200, berlin, when.WEEKLY)
+    autumn = dates.following(datetime(2030, 10, 25, 18, tzinfo=UTC), 1200, berlin, dates.WEEKLY)
     assert autumn == datetime(2030, 11, 1, 19, tzinfo=UTC)
-    assert when.following(start, 1200, berlin, when.ONCE) is None
+    assert dates.following(start, 1200, berlin, dates.ONCE) is None
 
 
 def test_the_steps_of_an_evening() -> None:
     start = datetime(2030, 1, 11, 19, tzinfo=UTC)
     planned = datetime(2030, 1, 7, 11, tzinfo=UTC)
-    assert [k for k, _ in when.step_times(start, when.WEEKLY, planned)] == list(when.STEPS)
-    assert when.step_times(start, when.WEEKLY, planned)[0][1] == datetime(2030, 1, 9, 19,
+    assert [k for k, _ in dates.step_times(start, dates.WEEKLY, planned)] == list(dates.STEPS)
+    assert dates.step_times(start, dates.WEEKLY, planned)[0][1] == datetime(2030, 1, 9, 19,
                                                                           tzinfo=UTC)
-    assert when.step_times(start, when.ONCE, planned)[0][1] == planned
+    assert dates.step_times(start, dates.ONCE, planned)[0][1] == planned
     late = datetime(2030, 1, 11, 12, tzinfo=UTC)  # planned on the day: no "day" reminder
-    assert when.after(start, when.ONCE, late, "announce", late) == \
+    assert dates.after(start, dates.ONCE, late, "announce", late) == \
         ("soon", datetime(2030, 1, 11, 18, 30, tzinfo=UTC))
-    assert when.after(start, when.ONCE, late, "close", late) is None
+    assert dates.after(start, dates.ONCE, late, "close", late) is None

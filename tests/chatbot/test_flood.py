@@ -11,7 +11,7 @@ from sqlmodel import Session, select
 
 from chatbot.i18n import tr
 from chatbot.service import ChatRef, Service, Settings, UserRef
-from chatbot.service.flood import QUIET_SECONDS, REPEAT_SECONDS, Flood, Verdict
+from chatbot.service.core.flood import QUIET_SECONDS, REPEAT_SECONDS, Flood, Verdict
 from storage.models import Outbox
 
 ALICE = UserRef("alice", "Alice", language="de")

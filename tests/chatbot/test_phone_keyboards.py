@@ -12,7 +12,7 @@ from chatbot.presenters import PRESENTERS
 from chatbot.presenters import climbing as CP
 from chatbot.presenters import runfast as RP
 from chatbot.presenters import schwimmen as SP
-from chatbot.service import menus
+from chatbot.service.core import menus
 from engine import GAMES
 from engine import climbing as C
 from engine import runfast as R

@@ -16,8 +16,8 @@ from sqlalchemy.engine import Engine
 
 from chatbot.presenters import presenter
 from chatbot.service import NotYourTable, Replayed, Settings, UserRef
-from chatbot.service.replays import step_rows
-from chatbot.service.transaction import Ctx
+from chatbot.service.core.transaction import Ctx
+from chatbot.service.solo.replays import step_rows
 from engine import GAMES
 from engine.cards import show
 from engine.replay import final_state, hands, replay
@@ -230,7 +230,7 @@ def test_on_telegram_the_round_opens_in_the_mini_app_too() -> None:
     page = Settings(webapp_page=lambda token: f"https://bot.example/webapp/?t={token}")
     for platform, settings, app in (("telegram", page, True), ("matrix", page, False),
                                     ("telegram", Settings(), False)):
-        ctx = Ctx(None, platform, "de", None, settings, None)  # type: ignore[arg-type]
+        ctx = Ctx(None, platform, "de", None, settings, None, None)  # type: ignore[arg-type]
         rows = step_rows(ctx, replayed, rounds[0], 1, "de")
         assert [label for row in rows for label, _ in row] == \
             ["⏮", "◀", "▶", "⏭", "↩ Runden", *(["↺ In der App nachspielen"] if app else [])]

@@ -20,8 +20,8 @@ from sqlmodel import Session
 
 from bench.stats import generate
 from chatbot.service import ChatRef, UserRef
-from chatbot.service import ratings as R
-from chatbot.service import stats as S
+from chatbot.service.stats import ratings as R
+from chatbot.service.stats import reports as S
 from storage.models import Chat, GameTable, Player, Rating, Result, Seat, StatEntry, StatsCursor
 from tests.conftest import EPOCH, FakeClock, Postman, make_service
 

@@ -12,7 +12,8 @@ import pytest
 from sqlalchemy.engine import Engine
 
 import fsm
-from chatbot.service import Settings, cpu
+from chatbot.service import Settings
+from chatbot.service.core import cpu
 from engine import GAMES
 from tests.chatbot.service.harness import ALICE, Harness, private, until_human_moves
 from tests.conftest import FakeClock

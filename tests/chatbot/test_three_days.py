@@ -10,7 +10,7 @@ from datetime import timedelta
 
 from sqlalchemy.engine import Engine
 
-from chatbot.service import quiet
+from chatbot.service.core import quiet_hours
 from storage.models import Player
 from tests.chatbot.long_games import (
     ALICE,
@@ -73,7 +73,7 @@ def test_a_twelve_hour_game_over_three_days(db_engine: Engine) -> None:
     reminders = _reminders(h, table_id)
     assert reminders, "nobody was reminded"
     for row in reminders:  # none in quiet hours (23:00–08:00 in Berlin)
-        assert not quiet.in_quiet(QUIET, row.created_at), (row.created_at, row.text)
+        assert not quiet_hours.in_quiet(QUIET, row.created_at), (row.created_at, row.text)
     # never twice: one reminder per person and turn (the table's version) and kind
     keys = Counter((r.chat_external_id, r.text.split("\n")[0].split(" – ")[0], r.created_at)
                    for r in reminders)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from chatbot.service.words import game_of, level_of
+from chatbot.service.core.typed_names import game_of, level_of
 
 
 @pytest.mark.parametrize(("text", "game", "rest"), [

@@ -14,7 +14,7 @@ from chatbot import views
 from chatbot.delivery import OutboxStore
 from chatbot.i18n import tr
 from chatbot.matrix.inputs import InputsMixin
-from chatbot.matrix.records import MatrixStore
+from chatbot.matrix.memory import MatrixMemory
 from chatbot.matrix.render import (
     Intent,
     bang,
@@ -83,7 +83,7 @@ def _outbox(session: Session, room: str, slot: str | None, buttons: list, status
 
 
 def test_what_a_number_and_a_reaction_press(db_engine: Engine) -> None:
-    store = MatrixStore(db_engine)
+    store = MatrixMemory(db_engine)
     room = "!" + "r" * 110 + ":example.org"  # "matrix:direct:<room>" is too long a key
     with Session(db_engine) as session, session.begin():
         _outbox(session, room, "menu", [[["Schwimmen", "v1:0:0:g.schwimmen"]]], "sent")
@@ -275,7 +275,7 @@ def test_a_lobby_keeps_its_numbers_when_options_change() -> None:
 
 def test_the_help_says_how_to_type() -> None:
     how = tr("en", "mx.how")
-    for part in ("number", "7 8 9", "7s 7h", "Herz", "!new", "reaction"):
+    for part in ("number", "7 8 9", "7s 7h", "Herz", "!join", "reaction"):
         assert part in how, part
     body, html = render(how, [])
     assert html.startswith("<b>How to play here:</b><br>")

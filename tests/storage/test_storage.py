@@ -17,7 +17,7 @@ from sqlmodel import Session, SQLModel, select
 
 import storage.models  # noqa: F401  (registers the tables)
 from chatbot.service import Service
-from chatbot.service.store import lock_table
+from chatbot.service.core.records import lock_table
 from storage.db import DEFAULT_URL, database_url, make_engine, migrate, transaction, utcnow
 from storage.models import Chat, GameTable, KeyValue, Move, ProcessedUpdate
 

@@ -31,7 +31,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from chatbot.service import UI
+from chatbot.service import FEATURES
+from chatbot.service.core.basics import BASICS
+from chatbot.service.core.registry import Registry
 from engine import GAMES
 from tests.conftest import joker_codes
 from tests.fakes.telegram_api import FakeBotApi
@@ -53,7 +55,7 @@ from .harness import (
 )
 
 # Table buttons that are no move and no selection step (lobby, "my cards", "next round" …).
-TABLE_UI = {*UI, "next"}
+TABLE_UI = {*Registry((BASICS, *FEATURES)).table_buttons, "next"}
 POLL = 0.005  # seconds between two looks at a message while a private game is played
 COACH = ("tip", "review")  # the coach's buttons: no moves
 _CARD = re.compile(r"(?<![0-9A-Za-z])(10|[2-9JQKA])([♣♠♥♦])")

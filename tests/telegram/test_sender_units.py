@@ -49,7 +49,7 @@ def test_button_data_parts_for_logs_and_routing() -> None:
 def test_a_press_is_known_too_old_only_from_what_the_last_run_fetched() -> None:
     """Issue 15, item 2: an update the last run had already fetched more than the answer
     window ago is not answered (Telegram refuses "query is too old"); anything newer is."""
-    from chatbot.telegram.app import ANSWER_WINDOW, too_old
+    from chatbot.telegram.updates import ANSWER_WINDOW, too_old
 
     before = (500, 1000.0)  # the last run fetched update 500 at t=1000
     assert too_old(500, before, 1000.0 + ANSWER_WINDOW + 1)

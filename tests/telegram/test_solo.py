@@ -19,10 +19,11 @@ pytestmark = pytest.mark.e2e
 def test_daily_deal_and_a_tip(fake: FakeBotApi, sqlite_url: str,
                               start_bot: Callable[..., BotProcess]) -> None:
     start_bot(sqlite_url)
-    for lang, words in (("de", "Tagesspiel – dieselben Karten für alle"),
-                        ("en", "Today's deal – the same cards for everybody")):
+    for lang, daily, tips, words in (
+            ("de", "tagesspiel", "tipps", "Tagesspiel – dieselben Karten für alle"),
+            ("en", "daily", "tips", "Today's deal – the same cards for everybody")):
         menu = {c["command"]: c["description"] for c in fake.commands(language_code=lang)}
-        assert menu["daily"] == words and "tips" in menu
+        assert menu[daily] == words and tips in menu  # (each language's menu, its names)
     user = 5151
     fake.send_text(user, user, "/start", language_code="de")
     fake.send_text(user, user, "/tagesspiel schwimmen", language_code="de")

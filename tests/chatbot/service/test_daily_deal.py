@@ -13,7 +13,7 @@ from sqlmodel import Session, select
 
 from chatbot.buttons import encode
 from chatbot.service import UserRef
-from chatbot.service.daily import daily_seed, local_day
+from chatbot.service.solo.daily import daily_seed, local_day
 from storage.models import DailyEntry, Player, Result
 from storage.retention import Retention, sweep
 from tests.chatbot.service.harness import (

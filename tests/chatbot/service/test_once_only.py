@@ -112,7 +112,7 @@ def test_a_press_failing_in_a_batch_leaves_no_trace_and_the_others_count(
     a = _moves_shown(h, ALICE, alice_table)
     b = _moves_shown(h, BOB, bob_table)
     before = snapshot(h.engine, alice_table)
-    from chatbot.service import router
+    from chatbot.service.core import router
     real = router.table_press
 
     def failing(ctx: Any, chat: Any, player: Any, user: Any, press: Any) -> Outcome:

@@ -140,7 +140,7 @@ def test_chained_cpu_moves_are_the_moves_the_deadlines_would_play(
         tmp_path: Any, clock: FakeClock, monkeypatch: pytest.MonkeyPatch) -> None:
     """Same table seed, same presses: CPU moves played on within the press give the same
     move log and state as the same moves fired one by one from their deadlines."""
-    import chatbot.service as service_module
+    from chatbot.service.core import play as core_play
 
     monkeypatch.setattr(random, "SystemRandom", lambda *a: random.Random(1234))
 
@@ -159,7 +159,7 @@ def test_chained_cpu_moves_are_the_moves_the_deadlines_would_play(
         return log, h.table(table_id).state_json
 
     chained = play("chained")
-    monkeypatch.setattr(service_module.play, "CHAIN_LIMIT", 0)
+    monkeypatch.setattr(core_play, "CHAIN_LIMIT", 0)
     one_by_one = play("one_by_one")
     assert sum(1 for m in chained[0] if m[2] == "cpu") >= 6
     assert chained == one_by_one
@@ -169,9 +169,9 @@ def test_cpu_moves_played_on_stop_at_the_limit(db_engine: Engine, clock: FakeClo
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """An input plays on at most ``cpu.CHAIN_LIMIT`` CPU moves; the rest stays a due deadline
     for the scheduler, so a table of CPUs alone never holds one transaction for long."""
-    import chatbot.service as service_module
+    from chatbot.service.core import play as core_play
 
-    monkeypatch.setattr(service_module.play, "CHAIN_LIMIT", 1)
+    monkeypatch.setattr(core_play, "CHAIN_LIMIT", 1)
     h = Harness(db_engine, clock, cpu_delay=0)
     table_id = new_private_game(h, opponents=3)
     h.run_deadlines(table_id, kinds=("cpu",))

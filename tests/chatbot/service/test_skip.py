@@ -1,5 +1,5 @@
 """⏩ Skipping to the result at a table of Experte players: the CPUs' play-out is thought before
-the press's transaction and outside it (``Service.plan_skip``, in the thinking pool), then
+the press's transaction and outside it (``Service.think``, in the thinking pool), then
 played in the transaction move by move through the rules; a move whose table moved on
 meanwhile is thought there (issue 39: thinking never holds up the event loop or the database).
 
@@ -41,11 +41,11 @@ def test_a_skip_at_an_experte_table_plays_the_moves_thought_before_its_transacti
     press = buttons.decode(shown["skip"])
     version = h.table(table_id).version
 
-    planned = h.service.plan_skip(chat, ALICE, press)
+    planned = h.service.think(chat, ALICE, press)
     # the whole rest of the game, from the version the table stands at
     assert planned and min(planned) == (table_id, version)
     assert {t for t, _ in planned} == {table_id}
-    out = h.service.press(chat, ALICE, shown["skip"], update_key=h.key(), planned=planned)
+    out = h.service.press(chat, ALICE, shown["skip"], update_key=h.key(), plan=planned)
 
     assert out.ok and h.table(table_id).fsm_state == "finished"
     assert _cpu_moves_after(h, table_id, version) == {v: c for (_, v), c in planned.items()
@@ -60,7 +60,7 @@ def test_a_skip_whose_table_moved_on_meanwhile_thinks_the_rest_in_its_transactio
     table_id = knocked_out(h, "schwimmen 2 experte")
     chat = private(ALICE)
     shown = h.buttons(chat, table_id)
-    planned = h.service.plan_skip(chat, ALICE, buttons.decode(shown["skip"]))
+    planned = h.service.think(chat, ALICE, buttons.decode(shown["skip"]))
     assert planned
     table = h.table(table_id)  # the CPUs play on while the person waits
     h.clock.set(table.next_deadline)  # type: ignore[arg-type]
@@ -70,7 +70,7 @@ def test_a_skip_whose_table_moved_on_meanwhile_thinks_the_rest_in_its_transactio
         return
     assert min(v for _, v in planned) < table.version  # the plan begins where it stood
 
-    out = h.service.press(chat, ALICE, shown["skip"], update_key=h.key(), planned=planned)
+    out = h.service.press(chat, ALICE, shown["skip"], update_key=h.key(), plan=planned)
     assert out.ok and h.table(table_id).fsm_state == "finished"
     moves = h.moves(table_id)
     assert [m.seq for m in moves] == list(range(moves[0].seq, moves[0].seq + len(moves)))
@@ -85,7 +85,7 @@ def test_a_skip_without_a_plan_thinks_it_first_and_a_forged_one_changes_nothing(
     shown = h.buttons(chat, table_id)
     version = h.table(table_id).version
     # another person's press of her button: nothing thought, refused, nothing changed
-    assert h.service.plan_skip(private(MALLORY), MALLORY, buttons.decode(shown["skip"])) == {}
+    assert h.service.think(private(MALLORY), MALLORY, buttons.decode(shown["skip"])) == {}
     forged = h.press(private(MALLORY), MALLORY, shown["skip"])
     assert not forged.ok and h.table(table_id).version == version
     # her own press, as the Matrix and Mini App adapters make it: thought first, then played

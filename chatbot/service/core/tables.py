@@ -1,0 +1,111 @@
+"""Opening tables and setting them up: a new table in its lobby, a private table against CPU
+players (started at once), a group's lobby, the CPU players seated at the start, who may
+manage a table, and changing a lobby's options."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import fsm
+from engine import GAMES
+from engine.bots import ANFAENGER
+from storage.models import Chat, GameTable, Player, Seat
+
+from ...i18n import tr
+from ...presenters import presenter
+from ...table_options import TableOptions, cpu_names
+from . import play, records, turn_clock
+from .api import Outcome, Refusal, UserRef
+from .transaction import Ctx
+
+
+def new_table(ctx: Ctx, chat: Chat, player: Player, game_id: str, *, private: bool,
+              options: dict[str, Any] | None = None,
+              turn_timeout: int | None = None, thread: str | None = None,
+              seed: int | None = None) -> GameTable:
+    """A new table in its lobby (with its id: buttons and slots carry it). ``turn_timeout``:
+    its turn clock in seconds (else none privately, the setting's in groups); a group table
+    lives in ``thread`` if given, else in the topic or thread the input came from; ``seed``:
+    the deal's (else a random one)."""
+    opts = TableOptions.from_json({**presenter(game_id).DEFAULT_TABLE_OPTIONS,
+                                   **(options or {})}, strict=True)
+    table = GameTable(
+        chat_id=chat.id, game=game_id, options=opts.to_json(), fsm_state=fsm.LOBBY,  # type: ignore[arg-type]
+        state_json=None, seed=random.SystemRandom().randrange(2**52) if seed is None else seed,
+        version=0,
+        is_private=private, opener_id=player.id,
+        turn_timeout=turn_timeout if turn_timeout is not None else 0 if private
+        else ctx.settings.group_timeout, next_deadline=None,
+        deadline_kind=None, reminded=False, log=[], created_at=ctx.now, updated_at=ctx.now,
+        finished_at=None,
+        thread_id=None if private else thread if thread is not None else ctx.thread)
+    ctx.session.add(table)
+    ctx.session.flush()
+    return table
+
+
+def create_private_table(ctx: Ctx, chat: Chat, player: Player, game_id: str, opponents: int,
+                         level: str, options: dict[str, Any] | None = None,
+                         turn_timeout: int | None = None, seed: int | None = None) -> GameTable:
+    """A private table: the player at seat 0 and CPU opponents, started at once (against
+    Anfänger with the coach's tips on)."""
+    table = new_table(ctx, chat, player, game_id, private=True, options=options,
+                      turn_timeout=turn_timeout, seed=seed)
+    if level == ANFAENGER and not (options or {}).get("practice"):  # tips on by default
+        records.set_options(table, records.options(table).but(coach=True))
+    records.add_seat(ctx.session, table, 0, player.name or "Du", player_id=player.id)
+    for i, name in enumerate(cpu_names(opponents, [player.name or ""])):
+        records.add_seat(ctx.session, table, i + 1, f"🤖 {name}", is_cpu=True,
+                       cpu_level=level)
+    play.start(ctx, table)
+    return table
+
+
+def open_lobby(ctx: Ctx, chat: Chat, player: Player, game_id: str,
+               engine_options: dict[str, Any] | None = None,
+               turn_timeout: int | None = None) -> Outcome:
+    """A group's lobby with its opener seated."""
+    table = new_table(ctx, chat, player, game_id, private=False,
+                      options={"engine": engine_options} if engine_options else None,
+                      turn_timeout=turn_timeout)
+    records.add_seat(ctx.session, table, 0, player.name, player_id=player.id)
+    turn_clock.arm_lobby(ctx, table)
+    play.show(ctx, table)
+    return Outcome(None, table_id=table.id, changed=True)
+
+
+def add_cpus(ctx: Ctx, table: GameTable, seats: list[Seat]) -> None:
+    """Seat the CPU players the opener chose (at the start)."""
+    opts = records.options(table)
+    n = opts.cpu_count(len(seats), GAMES[table.game].MAX_SEATS)
+    for i, name in enumerate(cpu_names(n, [s.name for s in seats])):
+        records.add_seat(ctx.session, table, len(seats) + i, f"🤖 {name}",
+                       is_cpu=True, cpu_level=opts.cpu_level)
+
+
+def may_manage(user: UserRef, player: Player | None, table: GameTable) -> bool:
+    """The table chat's admins, its opener, and the player of a private table. (``user``
+    counts as an admin only for a press in the table's own chat: see ``router.table_press``.)"""
+    if user.is_admin:
+        return True
+    return table.is_private or (player is not None and table.opener_id == player.id)
+
+
+def change_option(ctx: Ctx, table: GameTable, player: Player, user: UserRef,
+                  change: Callable[[TableOptions], TableOptions]) -> Outcome:
+    """Change a lobby option (the opener or an admin)."""
+    if table.fsm_state != fsm.LOBBY:
+        raise Refusal(tr(ctx.lang, "already_handled"))
+    if not may_manage(user, player, table):
+        raise Refusal(tr(ctx.lang, "options_denied"))
+    records.set_options(table, change(records.options(table)))
+    records.bump(ctx, table)
+    play.show(ctx, table)
+    return Outcome(None, table_id=table.id, changed=True)
+
+
+def cycle(values: list[Any] | tuple[Any, ...], now: Any) -> Any:
+    """The value after ``now`` (the first if ``now`` is none of them)."""
+    return values[(values.index(now) + 1) % len(values)] if now in values else values[0]

@@ -1,0 +1,181 @@
+"""When a Stammtisch evening is (issue 40): the day and time people type (``fr 20:00``,
+``friday 8pm``), how it repeats, its start in the group's time zone (``zoneinfo``: 20:00 stays
+20:00 local across daylight-saving changes), the next evening of a series, and the steps of
+an evening (announce, remind the day before and 30 minutes before, start, close). Pure: no
+database."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime, time, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from ..core.typed_names import fold
+
+ONCE, WEEKLY, BIWEEKLY = "once", "weekly", "biweekly"
+REPEATS = (ONCE, WEEKLY, BIWEEKLY)
+ANNOUNCE_AHEAD = timedelta(days=2)  # a repeating evening is announced two days before
+DAY_BEFORE = timedelta(days=1)
+SOON = timedelta(minutes=30)
+LENGTH = timedelta(hours=6)  # an evening not closed by hand closes this long after its start
+STEPS = ("announce", "day", "soon", "start", "close")
+TIMES = tuple(range(18 * 60, 22 * 60 + 1, 30))  # the times offered by buttons: 18:00–22:00
+
+_DAYS = (("mo", "mon", "montag", "monday"), ("di", "tue", "tues", "dienstag", "tuesday"),
+         ("mi", "wed", "mittwoch", "wednesday"), ("do", "thu", "thurs", "donnerstag", "thursday"),
+         ("fr", "fri", "freitag", "friday"), ("sa", "sat", "samstag", "saturday"),
+         ("so", "sun", "sonntag", "sunday"))
+_REPEAT_WORDS = {
+    WEEKLY: ("weekly", "wöchentlich", "woechentlich", "jede woche", "every week"),
+    BIWEEKLY: ("biweekly", "fortnightly", "14tägig", "14-tägig", "zweiwöchentlich",
+               "alle zwei wochen", "every two weeks", "every 2 weeks", "alle 2 wochen"),
+    ONCE: ("once", "einmal", "einmalig"),
+}
+_TODAY = ("heute", "today")
+_TOMORROW = ("morgen", "tomorrow")
+_CLOCK = re.compile(r"^(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|uhr|h)?$")
+
+
+def zone(name: str | None, fallback: str = "UTC") -> ZoneInfo:
+    """A time zone by name (an unknown name: ``fallback``)."""
+    for candidate in (name, fallback, "UTC"):
+        try:
+            return ZoneInfo(candidate or "UTC")
+        except (ZoneInfoNotFoundError, ValueError):
+            continue
+    return ZoneInfo("UTC")
+
+
+def is_zone(name: str) -> bool:
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return False
+    return "/" in name or name == "UTC"
+
+
+def clock_of(word: str) -> int | None:
+    """Minutes after midnight of a typed time (``20:00``, ``20.30``, ``20``, ``8pm``,
+    ``8:30 pm``, ``20 uhr``), or ``None``."""
+    match = _CLOCK.match(word.strip().lower())
+    if match is None:
+        return None
+    hour, minute, suffix = int(match[1]), int(match[2] or 0), match[3]
+    if suffix in ("am", "pm"):
+        if not 1 <= hour <= 12:
+            return None
+        hour = hour % 12 + (12 if suffix == "pm" else 0)
+    if hour > 23 or minute > 59:
+        return None
+    return hour * 60 + minute
+
+
+def day_of(word: str, today: date) -> date | None:
+    """The date a typed day names from ``today`` on (a weekday: its next one, today
+    included; ``heute``/``morgen``; ``12.3.``), or ``None``."""
+    word = fold(word).rstrip(",")
+    if word in _TODAY:
+        return today
+    if word in _TOMORROW:
+        return today + timedelta(days=1)
+    for weekday, names in enumerate(_DAYS):
+        if word in names or word.rstrip(".") in names:
+            return today + timedelta(days=(weekday - today.weekday()) % 7)
+    match = re.match(r"^(\d{1,2})\.(\d{1,2})\.?$", word)
+    if match:
+        try:
+            when = date(today.year, int(match[2]), int(match[1]))
+        except ValueError:
+            return None
+        return when if when >= today else when.replace(year=today.year + 1)
+    return None
+
+
+def repeat_of(text: str) -> tuple[str | None, str]:
+    """The repeat a text names and the text without it."""
+    folded = fold(text)
+    for repeat, words in _REPEAT_WORDS.items():
+        for word in sorted(words, key=len, reverse=True):
+            found = re.search(rf"(^|\s){re.escape(fold(word))}(\s|$)", folded)
+            if found:
+                return repeat, (folded[:found.start()] + " " + folded[found.end():]).strip()
+    return None, folded
+
+
+def parse(text: str, today: date) -> tuple[date, int, str, str] | None:
+    """``fr 20:00 weekly schwimmen`` → (the day, minutes, repeat, the rest: the game's
+    words), or ``None`` when no day and time are found at the start."""
+    repeat, text = repeat_of(text)
+    words = text.split()
+    if not words:
+        return None
+    day = day_of(words[0], today)
+    rest = words[1:]
+    if day is None:
+        return None
+    if len(rest) >= 2 and clock_of(rest[0] + rest[1]) is not None \
+            and rest[1] in ("am", "pm", "uhr", "h"):
+        rest = [rest[0] + rest[1], *rest[2:]]
+    minutes = clock_of(rest[0]) if rest else None
+    if minutes is None:
+        return None
+    return day, minutes, repeat or ONCE, " ".join(rest[1:])
+
+
+def starts(day: date, minutes: int, tz: ZoneInfo) -> datetime:
+    """The UTC moment of ``minutes`` after midnight local time on ``day``."""
+    local = datetime.combine(day, time(minutes // 60, minutes % 60), tzinfo=tz)
+    return local.astimezone(UTC)
+
+
+def local_day(moment: datetime, tz: ZoneInfo) -> date:
+    return aware(moment).astimezone(tz).date()
+
+
+def following(start: datetime, minutes: int, tz: ZoneInfo, repeat: str) -> datetime | None:
+    """The start of the next evening of a series (the same local time, 7 or 14 days later),
+    ``None`` for a single evening."""
+    if repeat not in (WEEKLY, BIWEEKLY):
+        return None
+    days = 7 if repeat == WEEKLY else 14
+    return starts(local_day(start, tz) + timedelta(days=days), minutes, tz)
+
+
+def aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def step_times(start: datetime, repeat: str, created: datetime) -> list[tuple[str, datetime]]:
+    """The steps of an evening and when each is due: a repeating one is announced two days
+    before (a single one, or one set up later than that, at once)."""
+    start = aware(start)
+    announce = start - ANNOUNCE_AHEAD if repeat != ONCE else aware(created)
+    return [("announce", max(announce, aware(created))), ("day", start - DAY_BEFORE),
+            ("soon", start - SOON), ("start", start), ("close", start + LENGTH)]
+
+
+def after(start: datetime, repeat: str, created: datetime, done: str,
+          now: datetime) -> tuple[str, datetime] | None:
+    """The step due after ``done`` (reminders whose time has passed are skipped)."""
+    steps = step_times(start, repeat, created)
+    index = STEPS.index(done)
+    for kind, at in steps[index + 1:]:
+        if kind in ("day", "soon") and at <= aware(now):
+            continue
+        return kind, at
+    return None
+
+
+def month_of(moment: datetime, tz: ZoneInfo) -> str:
+    """``2030-01``: the local month of a moment."""
+    return aware(moment).astimezone(tz).strftime("%Y-%m")
+
+
+def quarter_of(moment: datetime, tz: ZoneInfo) -> str:
+    local = aware(moment).astimezone(tz)
+    return f"{local.year}-Q{(local.month - 1) // 3 + 1}"
+
+
+def previous_month(month: str) -> str:
+    year, mon = (int(x) for x in month.split("-"))
+    return f"{year - 1}-12" if mon == 1 else f"{year}-{mon - 1:02d}"
