@@ -354,13 +354,15 @@ class EveningAnswer(SQLModel, table=True):
 
 
 class GroupSetting(SQLModel, table=True):
-    """A group's evening settings: its time zone, the last month whose winner was posted."""
+    """A group's settings: its time zone, the last month whose winner was posted, and who may
+    organise for it (plan an evening, open a tournament): ``all`` or ``admins``."""
 
     __tablename__ = "group_setting"
 
     chat_id: int = Field(foreign_key="chat.id", primary_key=True)
     zone: str | None = Field(default=None, max_length=64)
     crowned: str | None = Field(default=None, max_length=8)  # "2030-01": that month's posted
+    organisers: str = Field(default="all", max_length=8, sa_column_kwargs={"server_default": "all"})
 
 
 class DailyEntry(SQLModel, table=True):
