@@ -29,6 +29,7 @@ class Config:
     experte_budget: float | None = None  # Experte seconds per decision (EXPERTE_BUDGET)
     cpu_workers: int | None = None  # processes the Experte thinks in (CPU_WORKERS; 0: threads)
     input_rate: str | None = "30/10seconds"  # per person (INPUT_RATE; "off": no flood control)
+    daily_secret: str | None = None  # keys the daily deal (DAILY_SECRET; else kept in the db)
     retention: Retention = field(default_factory=Retention)  # RETAIN_* (storage.retention)
     webapp_url: str | None = None  # the Mini App's public HTTPS page (WEBAPP_URL)
     webapp_short_name: str | None = None  # its short name at BotFather (WEBAPP_SHORT_NAME)
@@ -72,6 +73,7 @@ def load(env_file: str | None = ".env") -> Config:
         experte_budget=_seconds(env("EXPERTE_BUDGET")),
         cpu_workers=_workers(env("CPU_WORKERS")),
         input_rate=_rate(env("INPUT_RATE")),
+        daily_secret=(env("DAILY_SECRET") or "").strip() or None,
         retention=Retention(
             updates=timedelta(days=float(env("RETAIN_UPDATES_DAYS") or 3)),
             outbox=timedelta(hours=float(env("RETAIN_OUTBOX_HOURS") or 24)),

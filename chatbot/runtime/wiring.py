@@ -30,7 +30,7 @@ def build_service(cfg: Config, background_checkpoints: bool = False,
                         rematch_timeout=cfg.rematch_timeout,
                         default_language=cfg.default_language,
                         experte_budget=cfg.experte_budget, cpu_workers=cfg.cpu_workers,
-                        input_rate=cfg.input_rate,
+                        input_rate=cfg.input_rate, daily_secret=cfg.daily_secret,
                         retention=cfg.retention, webapp_url=cfg.webapp_url,
                         webapp_page=partial(page_url, cfg.webapp_url) if cfg.webapp_url
                         else None)

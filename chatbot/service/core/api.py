@@ -25,6 +25,10 @@ class ChatRef:
     # the chat's topic or thread the input was written in (opaque; the adapter decides what
     # it means: a Telegram forum topic, a Matrix thread's root); ``None``: the chat itself
     thread: str | None = None
+    # that topic's or thread's name as people read it, where the adapter knows one (a Matrix
+    # thread's first message, shortened; a Telegram forum topic's name): tables opened there
+    # are named by it outside the chat (``records.place_name``)
+    thread_name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,7 @@ class Settings:
     experte_budget: float | None = None  # Experte seconds per decision (None: engine default)
     cpu_workers: int | None = None  # processes the Experte thinks in (None: one per core; 0: threads)
     input_rate: str | None = None  # per person, e.g. "30/10seconds" (None: no flood control)
+    daily_secret: str | None = None  # keys the daily deal's seed (None: made and kept in the db)
     retention: Retention = field(default_factory=Retention)  # how long old rows are kept
 
 

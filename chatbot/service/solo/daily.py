@@ -1,6 +1,9 @@
 """The daily deal: every day one deal per game, the same for everybody.
 
-* The seed of a game's deal is derived from the date and the game alone (``daily_seed``);
+* The seed of a game's deal is derived from the date and the game, keyed with the
+  installation's secret (``daily_seed``, ``installation_secret``: ``DAILY_SECRET``, else one
+  generated on first use and kept in the database), so that nobody can compute a day's deal
+  — or the Normal CPUs' dice, which follow from the table's seed — before it is dealt;
   the day begins at 00:00 in the person's time zone (``quiet_hours.zone_of``), a group's day in
   its language's zone.
 * ``/tagesspiel`` (``/daily``) privately: today's deal of a game against Normal CPU players
@@ -18,16 +21,29 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
+import secrets
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col, select
 
 from engine import GAMES
 from engine.bots import NORMAL
-from storage.models import Chat, ChatMember, DailyEntry, DailyPost, GameTable, Player, Result
+from storage.models import (
+    Chat,
+    ChatMember,
+    DailyEntry,
+    DailyPost,
+    GameTable,
+    KeyValue,
+    Player,
+    Result,
+)
 
 from ... import buttons
 from ...durations import language_zone
@@ -63,10 +79,32 @@ register({
 })
 
 
-def daily_seed(game_id: str, day: date) -> int:
-    """The seed of a game's deal of a day (the same for everybody, a new one every day)."""
-    digest = hashlib.sha256(f"stammtisch-daily:{game_id}:{day.isoformat()}".encode()).digest()
+SECRET_KEY = "daily:secret"  # key_value: the installation's secret, made on first use
+
+
+def daily_seed(game_id: str, day: date, secret: str) -> int:
+    """The seed of a game's deal of a day: the same for everybody of one installation, a new
+    one every day, and unknowable without the installation's secret (an HMAC of the game and
+    the date)."""
+    digest = hmac.new(secret.encode(), f"stammtisch-daily:{game_id}:{day.isoformat()}".encode(),
+                      hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big") % 2**52
+
+
+def installation_secret(ctx: Ctx) -> str:
+    """``DAILY_SECRET`` if the operator set one (several installations sharing deals), else
+    the secret this installation made on first use (kept in ``key_value``; two processes
+    making it at once agree on the first one stored)."""
+    if ctx.settings.daily_secret:
+        return ctx.settings.daily_secret
+    stored = ctx.session.get(KeyValue, SECRET_KEY)
+    if stored is not None:
+        return stored.value
+    dialect = ctx.session.get_bind().dialect.name
+    insert = sqlite_insert if dialect == "sqlite" else pg_insert
+    ctx.session.execute(insert(KeyValue).values(key=SECRET_KEY, value=secrets.token_hex(32))
+                        .on_conflict_do_nothing(index_elements=["key"]))
+    return ctx.session.exec(select(KeyValue.value).where(KeyValue.key == SECRET_KEY)).one()
 
 
 def local_day(zone: ZoneInfo, now: datetime) -> date:
@@ -129,7 +167,7 @@ def play_daily(ctx: Ctx, chat: Chat, player: Player, game_id: str) -> Outcome:
     table = tables.create_private_table(
         ctx, chat, player, game_id, opponents(game_id), NORMAL,
         options={**presenter(game_id).DEFAULT_TABLE_OPTIONS, **options.to_json()},
-        seed=daily_seed(game_id, day))
+        seed=daily_seed(game_id, day, installation_secret(ctx)))
     ctx.session.add(DailyEntry(player_id=player.id, game=game_id, day=day.isoformat(),  # type: ignore[arg-type]
                                table_id=table.id, counted=not tried, created_at=ctx.now))  # type: ignore[arg-type]
     if not tried:

@@ -5,16 +5,19 @@ SQLite and PostgreSQL with a simulated clock and time zones."""
 
 from __future__ import annotations
 
+import hashlib
 import random
 from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from chatbot.buttons import encode
 from chatbot.service import UserRef
-from chatbot.service.solo.daily import daily_seed, local_day
-from storage.models import DailyEntry, Player, Result
+from chatbot.service.solo.daily import SECRET_KEY, daily_seed, local_day
+from storage.db import make_engine, migrate
+from storage.models import DailyEntry, KeyValue, Player, Result
 from storage.retention import Retention, sweep
 from tests.chatbot.service.harness import (
     ALICE,
@@ -37,11 +40,20 @@ def _daily(h: Harness, user: UserRef, game: str = "schwimmen") -> int:
     return out.table_id
 
 
+def _secret(h: Harness) -> str:
+    with Session(h.engine) as session:
+        row = session.get(KeyValue, SECRET_KEY)
+        assert row is not None, "the installation's secret is made on the first daily deal"
+        return row.value
+
+
 def test_the_seed_is_the_days_and_the_games() -> None:
-    day = date(2030, 1, 7)
-    assert daily_seed("schwimmen", day) == daily_seed("schwimmen", date(2030, 1, 7))
-    assert daily_seed("schwimmen", day) != daily_seed("schwimmen", day + timedelta(days=1))
-    assert daily_seed("schwimmen", day) != daily_seed("scat", day)
+    day, key = date(2030, 1, 7), "s3cret"
+    assert daily_seed("schwimmen", day, key) == daily_seed("schwimmen", date(2030, 1, 7), key)
+    assert daily_seed("schwimmen", day, key) != daily_seed("schwimmen", day + timedelta(days=1),
+                                                          key)
+    assert daily_seed("schwimmen", day, key) != daily_seed("scat", day, key)
+    assert daily_seed("schwimmen", day, key) != daily_seed("schwimmen", day, "other")
     # 23:30 UTC: already tomorrow in Berlin, still today in New York
     late = datetime(2030, 1, 7, 23, 30, tzinfo=UTC)
     assert local_day(ZoneInfo("Europe/Berlin"), late) == date(2030, 1, 8)
@@ -51,7 +63,7 @@ def test_the_seed_is_the_days_and_the_games() -> None:
 def test_everybody_gets_the_same_cards_and_a_new_deal_the_next_day(h: Harness) -> None:
     a, b = _daily(h, ALICE), _daily(h, BOB)
     ta, tb = h.table(a), h.table(b)
-    assert ta.seed == tb.seed == daily_seed("schwimmen", date(2030, 1, 7))
+    assert ta.seed == tb.seed == daily_seed("schwimmen", date(2030, 1, 7), _secret(h))
     assert h.state(a).hands == h.state(b).hands and h.state(a).middle == h.state(b).middle
     assert [s.cpu_level for s in h.seats(a)] == [None, "normal", "normal"]
     text = "\n".join(m.text for m in h.messages(private(ALICE)))
@@ -62,7 +74,7 @@ def test_everybody_gets_the_same_cards_and_a_new_deal_the_next_day(h: Harness) -
         assert h.table(table_id).fsm_state in ("finished", "abandoned")
     h.clock.advance(24 * 3600)
     c = _daily(h, ALICE)
-    assert h.table(c).seed == daily_seed("schwimmen", date(2030, 1, 8)) != ta.seed
+    assert h.table(c).seed == daily_seed("schwimmen", date(2030, 1, 8), _secret(h)) != ta.seed
 
 
 def test_the_day_begins_in_the_persons_time_zone(h: Harness) -> None:
@@ -160,3 +172,40 @@ def test_retention_drops_old_practice_tries_and_keeps_the_counted_ones(h: Harnes
         assert [e.counted for e in session.exec(select(DailyEntry)).all()] == [True]
     h.command(private(ALICE), ALICE, "stats")
     assert "📅 Tagesspiele: 1 gespielt, " in h.messages(private(ALICE))[-1].text
+
+
+def _other_installation(tmp_path) -> Engine:  # type: ignore[no-untyped-def]
+    engine = make_engine(f"sqlite:///{tmp_path / 'elsewhere.db'}")
+    migrate(engine)
+    return engine
+
+
+def test_two_installations_deal_different_cards_for_the_same_day(db_engine, tmp_path,
+                                                                 clock) -> None:
+    """The seed is keyed with each installation's own secret: the same date and game give
+    another deal elsewhere, and nobody can compute tomorrow's from the code and the date (the
+    old public formula, an empty or a guessed key: none of them is the seed)."""
+    here, there = Harness(db_engine, clock), Harness(_other_installation(tmp_path), clock)
+    a, b = _daily(here, ALICE), _daily(there, ALICE)
+    assert here.table(a).seed != there.table(b).seed
+    assert here.state(a).hands != there.state(b).hands
+    day = date(2030, 1, 7)
+    public = int.from_bytes(hashlib.sha256(
+        f"stammtisch-daily:schwimmen:{day.isoformat()}".encode()).digest()[:8], "big") % 2**52
+    guesses = {public, daily_seed("schwimmen", day, ""), daily_seed("schwimmen", day, "0" * 64)}
+    assert here.table(a).seed not in guesses and there.table(b).seed not in guesses
+    assert len(_secret(here)) == 64 and _secret(here) != _secret(there)
+    # a second process of the same installation deals the same cards (the secret is shared)
+    again = Harness(db_engine, clock)
+    assert again.table(_daily(again, BOB)).seed == here.table(a).seed
+
+
+def test_installations_sharing_a_daily_secret_deal_the_same_cards(db_engine, tmp_path,
+                                                                  clock) -> None:
+    here = Harness(db_engine, clock, daily_secret="our-league")
+    there = Harness(_other_installation(tmp_path), clock, daily_secret="our-league")
+    a, b = _daily(here, ALICE), _daily(there, BOB)
+    assert here.table(a).seed == there.table(b).seed == \
+        daily_seed("schwimmen", date(2030, 1, 7), "our-league")
+    with Session(db_engine) as session:
+        assert session.get(KeyValue, SECRET_KEY) is None  # (nothing generated)
