@@ -1,8 +1,8 @@
 """The bot's service as it runs: the core with every feature room plugged in.
 
 The core (``core``) is what every table needs; each room (``evening``, ``solo``,
-``long_games``, ``stats``) declares what it adds (``core.registry.Feature``) and subscribes to
-the core's events. This is the one module that knows them all: a new room is added to
+``long_games``, ``stats``, ``groups``) declares what it adds (``core.registry.Feature``) and
+subscribes to the core's events. This is the one module that knows them all: a new room is added to
 ``FEATURES`` (and, if it answers reads of its own, its mixin to ``Service``).
 """
 
@@ -20,14 +20,15 @@ from .core.basics import BASICS
 from .core.facade import Service as CoreService
 from .core.registry import Feature, Registry
 from .evening import EVENING, EveningService
+from .groups import GROUPS, GroupsService
 from .long_games import LONG_GAMES
 from .solo import SOLO, SoloReads
 from .stats import STATS, StatsService
 
-FEATURES: tuple[Feature, ...] = (STATS, EVENING, SOLO, LONG_GAMES)
+FEATURES: tuple[Feature, ...] = (STATS, EVENING, SOLO, LONG_GAMES, GROUPS)
 
 
-class Service(EveningService, SoloReads, StatsService, CoreService):
+class Service(EveningService, SoloReads, StatsService, GroupsService, CoreService):
     """The use cases of the bot over one database, with every room (``FEATURES``)."""
 
     def __init__(self, engine: Engine, settings: Settings | None = None,
