@@ -25,7 +25,7 @@ from datetime import UTC
 from typing import Any, TypeVar
 
 from telegram import Update
-from telegram.constants import ChatMemberStatus, ChatType
+from telegram.constants import ChatType
 from telegram.ext import (
     Application,
     CallbackQueryHandler,
@@ -47,8 +47,9 @@ from .command_menu import command_menus, command_names
 from .limits import Limits
 from .polling import ConfirmingBot
 from .presses import PressBatch
+from .rights import ChatAdmins
 from .sender import OutboxSender, TelegramTransport
-from .updates import PLATFORM, newest, refs, too_old, topic_of
+from .updates import PLATFORM, migration, newest, refs, too_old, topic_of
 
 log = logging.getLogger(__name__)
 NEWEST_KEY = "telegram:newest_update"  # key_value: the newest update id fetched, and when
@@ -72,7 +73,9 @@ class TelegramBot:
         self.db = None if sqlite else ThreadPoolExecutor(4, thread_name_prefix="stammtisch-db")
         self.store = OutboxStore(service.engine, PLATFORM, clock=service.clock)
         self.transport = TelegramTransport(app.bot, on_forbidden=self._forbidden,
-                                           on_thread_gone=self._thread_gone)
+                                           on_thread_gone=self._thread_gone,
+                                           on_chat_moved=self._chat_moved)
+        self.admins = ChatAdmins(app.bot, lambda: service.clock().timestamp())
         # The sender's database work has a thread of its own on PostgreSQL: queued behind a
         # flood of inputs, a pass could outlast its lease (and another process send again).
         self._sender_db = None if sqlite else ThreadPoolExecutor(
@@ -92,6 +95,7 @@ class TelegramBot:
         service.listeners.append(self._on_commit)
         app.add_handler(CommandHandler(command_names(service), self.on_command))
         app.add_handler(CallbackQueryHandler(self.on_press))
+        app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, self.on_migrate))
         app.add_handler(MessageHandler(filters.COMMAND, self.on_unknown_command))
         app.add_handler(MessageHandler(filters.TEXT & filters.ChatType.PRIVATE, self.on_text))
         app.add_error_handler(self.on_error)
@@ -245,14 +249,26 @@ class TelegramBot:
         return (replace(chat_ref, thread=thread) if thread else chat_ref), user_ref
 
     async def _is_admin(self, update: Update) -> bool:
+        """Whether the person administers the group (``ChatAdmins``: asked on every use,
+        the answer trusted for half a minute)."""
         chat, user = update.effective_chat, update.effective_user
         if chat is None or user is None or chat.type == ChatType.PRIVATE:
             return False
-        try:
-            member = await self.app.bot.get_chat_member(chat.id, user.id)
-        except Exception:
-            return False
-        return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+        return await self.admins.is_admin(chat.id, user.id)
+
+    async def on_migrate(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A basic group became a supergroup (``migrate_to_chat_id`` in the old chat,
+        ``migrate_from_chat_id`` in the new one): its tables, evenings and settings move to the
+        new id (once, whichever comes first, however often)."""
+        message = update.effective_message
+        moved = migration(message)
+        if moved is not None:
+            await self._db(self.service.chat_moved, PLATFORM, *moved,
+                           title=message.chat.title if message is not None else None)
+
+    async def _chat_moved(self, old: str, new: str) -> None:
+        """Telegram refused a call naming a group's old id (``ChatMigrated``)."""
+        await self._db(self.service.chat_moved, PLATFORM, old, new)
 
     async def on_command(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         message = update.effective_message

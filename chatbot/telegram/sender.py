@@ -24,7 +24,14 @@ from telegram import (
     MessageEntity,
     WebAppInfo,
 )
-from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Forbidden,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+)
 
 from .. import buttons
 from ..delivery import (
@@ -102,10 +109,12 @@ class TelegramTransport:
     """The Bot API calls behind an outbox item, with Telegram's errors mapped."""
 
     def __init__(self, bot: Bot, on_forbidden: Callable[[str], None] | None = None,
-                 on_thread_gone: Callable[[str, str], Awaitable[None]] | None = None) -> None:
+                 on_thread_gone: Callable[[str, str], Awaitable[None]] | None = None,
+                 on_chat_moved: Callable[[str, str], Awaitable[None]] | None = None) -> None:
         self.bot = bot
         self.on_forbidden = on_forbidden
         self.on_thread_gone = on_thread_gone  # a forum topic refused a message: (chat, topic)
+        self.on_chat_moved = on_chat_moved  # a group became a supergroup: (old id, new id)
         self._may_pin: dict[str, bool] = {}  # per chat, once asked
         # (chat, topic) → when it refused a message (monotonic): for a while nothing more is
         # tried there (a topic opened again takes messages again once that is past)
@@ -122,6 +131,9 @@ class TelegramTransport:
             after = exc.retry_after
             seconds = after.total_seconds() if hasattr(after, "total_seconds") else float(after)
             raise Retry(seconds, f"rate limited for {seconds}s") from exc
+        except ChatMigrated as exc:  # a group upgraded: what was for it goes to the new id
+            await self._chat_moved(chat, str(exc.new_chat_id))
+            raise Retry(0.0, f"chat moved to {exc.new_chat_id}") from exc
         except Forbidden as exc:
             if self.on_forbidden is not None:
                 self.on_forbidden(chat)
@@ -151,6 +163,16 @@ class TelegramTransport:
             link_preview_options=_NO_PREVIEW,
             message_thread_id=int(thread) if thread is not None else None))
         return str(msg.message_id)
+
+    async def _chat_moved(self, old: str, new: str) -> None:
+        """Telegram refused a call naming a group's old id: the group's rows and what is
+        still to go there move to the new id (the refused item goes there on its retry)."""
+        log.info("chat %s became %s", old, new)
+        if self.on_chat_moved is not None:
+            try:
+                await self.on_chat_moved(old, new)
+            except Exception:  # (the next refused call tries again)
+                log.exception("chat %s: moving it to %s failed", old, new)
 
     def _refused(self, chat: str, thread: str) -> bool:
         when = self._gone.get((chat, thread))

@@ -1,5 +1,6 @@
 """What the Telegram adapter reads off an update: who wrote where (``refs``, the forum topic:
-``topic_of``), and whether a press is older than Telegram's answer window (``too_old``)."""
+``topic_of``), a group's move to a new id (``migration``), and whether a press is older than
+Telegram's answer window (``too_old``)."""
 
 from __future__ import annotations
 
@@ -40,6 +41,18 @@ def topic_of(is_forum: bool, message: Any) -> str | None:
         return None
     thread = getattr(message, "message_thread_id", None)
     return str(thread) if thread else None
+
+
+def migration(message: Any) -> tuple[str, str] | None:
+    """(old id, new id) of a group upgraded to a supergroup, from either service message
+    (``migrate_to_chat_id`` in the old chat, ``migrate_from_chat_id`` in the new one)."""
+    if message is None:
+        return None
+    if getattr(message, "migrate_to_chat_id", None):
+        return str(message.chat.id), str(message.migrate_to_chat_id)
+    if getattr(message, "migrate_from_chat_id", None):
+        return str(message.migrate_from_chat_id), str(message.chat.id)
+    return None
 
 
 def refs(chat_id: int, chat_type: str | None, title: str | None, user_id: int,

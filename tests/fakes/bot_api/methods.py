@@ -323,12 +323,12 @@ class _BotMethods:
         return chat
 
     def _api_getChatMember(self, p: dict) -> dict:
-        self._chat_id(p)
+        chat_id = self._chat_id(p)
         uid = self._int_param(p, "user_id", "Bad Request: user_id is empty")
         user = (
             self._bot_user() if uid == self.bot_id else self._register_user(uid, language_code=None)
         )
-        return {"status": "member", "user": user}
+        return self._member(chat_id, user)  # (as ``set_status`` left it; "member" by default)
 
     def _api_leaveChat(self, p: dict) -> bool:
         self._chat_id(p)

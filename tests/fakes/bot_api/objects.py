@@ -154,9 +154,11 @@ class _Objects:
         if value is None or value == "":
             raise ApiError(400, "Bad Request: chat_id is empty")
         try:
-            return int(value)
+            chat_id = int(value)
         except (TypeError, ValueError):
             raise ApiError(400, "Bad Request: chat not found") from None
+        self._check_migrated(chat_id)  # (an upgraded group's old id: refused)
+        return chat_id
 
     def _find_msg(self, chat_id: int, message_id: int, what: str) -> _Msg:
         m = self._msgs.get(chat_id, {}).get(message_id)
