@@ -40,6 +40,19 @@ class Rematch:
 
 
 @dataclass(frozen=True)
+class Host:
+    """Who a table is opened for when that is no single person — a Stammtisch evening, a
+    tournament's round: a catalog key and its values, the line its lobby shows instead of
+    "opened by" (each reader gets it in their language)."""
+
+    key: str
+    values: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, "values": dict(self.values)}
+
+
+@dataclass(frozen=True)
 class TableOptions:
     """Everything a table is set up with besides its game and seats."""
 
@@ -54,7 +67,13 @@ class TableOptions:
     coach: bool = False  # a private game offers the "💡 Tip" button
     tip: Mapping[str, Any] | None = None  # the last hint: seat, version, code, values, measure
     notes: tuple[Mapping[str, Any], ...] = ()  # this round's moves clearly below the hint's
+    reviewed: Mapping[str, Any] | None = None  # the round's review: version, what it found
     daily: str | None = None  # the day (YYYY-MM-DD) of the daily deal the table deals
+    # the name of the topic or thread a group table plays in (``ChatRef.thread_name``)
+    thread_name: str | None = None
+    host: Host | None = None  # who the table is opened for, named in its lobby (not seat 1)
+    # people (player ids) who may manage the table while seated at it, as its opener may
+    managers: tuple[int, ...] = ()
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None, *, strict: bool = False
@@ -82,7 +101,12 @@ class TableOptions:
             coach=bool(data.get("coach")),
             tip=dict(data["tip"]) if isinstance(data.get("tip"), dict) else None,
             notes=tuple(dict(n) for n in data.get("notes") or () if isinstance(n, dict)),
-            daily=str(data["daily"]) if data.get("daily") else None)
+            reviewed=dict(data["reviewed"]) if isinstance(data.get("reviewed"), dict) else None,
+            daily=str(data["daily"]) if data.get("daily") else None,
+            thread_name=str(data["thread_name"]) if data.get("thread_name") else None,
+            host=_host(data.get("host")),
+            managers=tuple(m for m in data.get("managers") or ()
+                           if isinstance(m, int) and not isinstance(m, bool)))
 
     def to_json(self) -> dict[str, Any]:
         """The JSON the row keeps (keys that are not set are left out)."""
@@ -104,8 +128,16 @@ class TableOptions:
             out["tip"] = dict(self.tip)
         if self.notes:
             out["notes"] = [dict(n) for n in self.notes]
+        if self.reviewed is not None:
+            out["reviewed"] = dict(self.reviewed)
         if self.daily is not None:
             out["daily"] = self.daily
+        if self.thread_name is not None:
+            out["thread_name"] = self.thread_name
+        if self.host is not None:
+            out["host"] = self.host.to_json()
+        if self.managers:
+            out["managers"] = list(self.managers)
         return out
 
     def but(self, **changes: Any) -> TableOptions:
@@ -134,6 +166,13 @@ class TableOptions:
         free = max(0, max_seats - seated)
         want = self.cpus if self.cpus is not None else (free if self.fill_cpu else 0)
         return max(0, min(want, free))
+
+
+def _host(data: Any) -> Host | None:
+    if not isinstance(data, Mapping) or not isinstance(data.get("key"), str):
+        return None
+    values = data.get("values")
+    return Host(data["key"], dict(values) if isinstance(values, Mapping) else {})
 
 
 def options_of(table: Any) -> TableOptions:

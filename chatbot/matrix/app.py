@@ -24,6 +24,7 @@ import logging
 import os
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,7 @@ from .sender import _NETWORK, MatrixSender, MatrixTransport
 from .timers import Deadlines
 
 log = logging.getLogger(__name__)
+THINKING_AT_ONCE = 8  # presses waiting at once for the coach's or a skip's thinking
 SWEEP_SECONDS = 2.0
 SYNC_TIMEOUT_MS = 30_000
 UNDECRYPTED_KEEP_SECONDS = 60.0  # how long an event that cannot be decrypted is retried
@@ -89,6 +91,9 @@ class MatrixBot(LoginMixin, InputsMixin, RoomsMixin, ProfileMixin):
         self.user_id = ""
         self.sender: MatrixSender | None = None
         self.deadlines = Deadlines(service, thinking=self._cpu_thinks)
+        # presses that think first (the coach, ⏩) wait for it here, not in asyncio's default
+        # pool that the sweeps and the rest share (the thinking itself: the service's pool)
+        self.thinkers = ThreadPoolExecutor(THINKING_AT_ONCE, thread_name_prefix="stammtisch-think")
         self.direct_lock = asyncio.Lock()  # one change of the m.direct account data at a time
         self.loop: asyncio.AbstractEventLoop | None = None
         self.first_start_ms = 0
@@ -132,6 +137,7 @@ class MatrixBot(LoginMixin, InputsMixin, RoomsMixin, ProfileMixin):
             await self.sender.stop()
             await self.deadlines.stop()
             await self.client.close()
+            self.thinkers.shutdown(wait=False, cancel_futures=True)
             log.info("matrix bot stopped")
 
     def stop(self) -> None:

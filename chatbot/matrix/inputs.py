@@ -304,7 +304,11 @@ class InputsMixin:
         await self._press(chat_ref, user, data, event.event_id)
 
     async def _press(self, chat_ref: ChatRef, user: UserRef, data: str, key: str) -> None:
-        outcome = await asyncio.to_thread(self.service.press, chat_ref, user, data, key)
+        plan = None
+        if self.service.press_policy(data).thinks:  # (on the bot's thinking threads)
+            plan = await asyncio.get_running_loop().run_in_executor(
+                self.thinkers, self.service.think, chat_ref, user, data)
+        outcome = await asyncio.to_thread(self.service.press, chat_ref, user, data, key, plan)
         if outcome.text:
             await self._answer(chat_ref, user, outcome)
         if chat_ref.kind == "group" and outcome.ok and outcome.changed:

@@ -22,6 +22,7 @@ import json
 import os
 import time
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,8 @@ from .links import table_key
 from .live import MAX_STREAMS, Full, Hub, Listener
 from .replay import NoRound, render_replay
 from .view import PLATFORM, Loaded, describe, render
+
+THINKING_AT_ONCE = 4  # presses of the page waiting at once for the coach's or a skip's thinking
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 STATIC = Path(__file__).with_name("static")  # the page: plain modules, no build step
@@ -101,6 +104,7 @@ def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE,
     hub = Hub(max_streams)
     service.listeners.append(lambda changes: hub.changed(c.table_id for c in changes))
     listener = Listener(service.engine, hub)
+    thinkers = ThreadPoolExecutor(THINKING_AT_ONCE, thread_name_prefix="stammtisch-page-think")
 
     def read(user: WebAppUser, table: int | str | None) -> Loaded | None:
         """The table as the user sees it; 403 when they may not."""
@@ -192,9 +196,13 @@ def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE,
             raise web.HTTPBadRequest(text="key too long")
         chat = ChatRef(PLATFORM, str(user.id), "private")
         person = UserRef(str(user.id), user.first_name or str(user.id), user.language_code)
+        plan = None
+        if service.press_policy(data).thinks:  # (the coach, ⏩: on the page's thinking threads)
+            plan = await asyncio.get_running_loop().run_in_executor(
+                thinkers, service.think, chat, person, data)
         outcome = await asyncio.to_thread(
             service.press, chat, person, data,
-            f"webapp:{user.id}:{key}" if key else None)
+            f"webapp:{user.id}:{key}" if key else None, plan)
         try:
             view = await asyncio.to_thread(view_of, user, table_id)
         except web.HTTPForbidden:  # (not seated: the press was refused as in the chat)
@@ -267,6 +275,7 @@ def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE,
 
     async def on_cleanup(app: web.Application) -> None:
         await asyncio.to_thread(listener.stop)
+        thinkers.shutdown(wait=False, cancel_futures=True)
 
     app = web.Application()
     app[HUB] = hub

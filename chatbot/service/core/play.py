@@ -131,8 +131,8 @@ def next_round(ctx: Ctx, table: GameTable, seats: list[Seat]) -> Outcome:
     records.log_move(ctx, table, None, "system", "deal")
     table.log = []
     opts = records.options(table)
-    if opts.notes or opts.tip is not None:  # the review covers one round
-        records.set_options(table, opts.but(notes=(), tip=None))
+    if opts.notes or opts.tip is not None or opts.reviewed is not None:  # (one round each)
+        records.set_options(table, opts.but(notes=(), tip=None, reviewed=None))
     after_change(ctx, table, seats, table_model, events, dealt=True)
     return Outcome(None, table_id=table.id, changed=True)
 

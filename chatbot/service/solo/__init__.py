@@ -28,7 +28,7 @@ SOLO = Feature(
     ),
     buttons=(
         Button("tip", coach.tip, think=coach.think_tip),
-        Button("review", coach.review_press, version_free=True, think=coach.think_review),
+        Button("review", coach.review_press, think=coach.think_review),
         Button("skip", skip.skip, version_free=True, think=skip.think),
         Button("rp", replays.press, on_table=False),
         Button("dly", daily.press, on_table=False),

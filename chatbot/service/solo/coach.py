@@ -15,6 +15,9 @@ way), and adds the moves noted when a tip was asked.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,6 +49,7 @@ register({
     "co.private_only": N_("Tips are for private games against the CPU."),
     "co.off": N_("Tips are off at this table: /tips turns them on."),
     "co.not_now": N_("A tip is for your own turn."),
+    "co.busy": N_("One moment – I'm still thinking about your last question."),
     "co.review_later": N_("The review comes when the round is over."),
     "co.review_title": N_("🔎 Where you could have played better (moves you asked a tip "
                           "for):"),
@@ -71,36 +75,95 @@ class HintJob:
     seat: int
 
 
-def hint_job(session: Session, press: buttons.Press) -> HintJob | None:
-    """The thinking a "💡 Tip" press asks for, or ``None`` when there is none to do (the
-    press is then refused by ``tip`` with the reason). Reads only."""
+def _asker_seat(session: Session, table: GameTable, seats: list[Seat], chat_ref: ChatRef,
+                user: UserRef) -> Seat | None:
+    """The seat of the person who pressed, if they sit at the table (not a CPU) and pressed in
+    the table's own chat; ``None`` for anybody else (nothing is thought for them)."""
+    chat = records.get_chat(session, table.chat_id)
+    if chat is None or (chat.platform, chat.external_id) != (chat_ref.platform,
+                                                              chat_ref.external_id):
+        return None
+    person = records.find_player(session, chat_ref.platform, user.external_id)
+    return None if person is None else records.seat_of(seats, person)
+
+
+def hint_job(session: Session, press: buttons.Press, chat_ref: ChatRef,
+             user: UserRef) -> HintJob | None:
+    """The thinking a "💡 Tip" press asks for, or ``None`` when there is none to do: not the
+    presser's private table, its chat, its version, their turn, or tips are off (the press is
+    then refused by ``tip`` with the reason). Checked before any search. Reads only."""
     table = records.get_table(session, press.table_id)
     if (table is None or not table.is_private or table.version != press.version
             or not records.options(table).coach or table.state_json is None):
         return None
     seats = records.seats(session, table)
+    seat = _asker_seat(session, table, seats, chat_ref, user)
     model = records.model(table, seats)
     seat_no = model.game.to_act(model.engine_state) if model.engine_state is not None else None
-    if seat_no is None or any(s.seat_no == seat_no and s.is_cpu for s in seats):
+    if seat is None or seat_no != seat.seat_no:
         return None
     return HintJob(table.id, table.version, table.game, table.state_json, seat_no)  # type: ignore[arg-type]
 
 
-def think_tip(parts: Parts, chat_ref: ChatRef, user: UserRef,
-              press: buttons.Press) -> tuple[HintJob | None, Advice | None]:
+@dataclass(frozen=True)
+class Thought:
+    """What a coach's button thought before its transaction: the job and the Experte's
+    advice on it (``None``: nothing to think about), or ``busy``: the person's previous
+    question was still being thought about (nothing was thought for this one)."""
+
+    job: HintJob | ReviewJob | None = None
+    advice: Any = None  # an ``Advice`` for a tip, a list of them for a review
+    busy: bool = False
+
+
+class _Thinking:
+    """The people the coach is thinking for in this process: one question each at a time."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._asking: set[tuple[str, str]] = set()
+
+    @contextmanager
+    def one_at_a_time(self, chat_ref: ChatRef, user: UserRef) -> Iterator[bool]:
+        """``True`` while this person's question may be thought about, ``False`` when their
+        previous one still is."""
+        who = (chat_ref.platform, user.external_id)
+        with self._lock:
+            free = who not in self._asking
+            self._asking.add(who)
+        try:
+            yield free
+        finally:
+            if free:
+                with self._lock:
+                    self._asking.discard(who)
+
+
+THINKING = _Thinking()
+
+
+def think_tip(parts: Parts, chat_ref: ChatRef, user: UserRef, press: buttons.Press) -> Thought:
     """"💡 Tip", before its transaction: the Experte's advice on the person's move, thought
-    where the Experte thinks (``cpu.Decisions.advise``, the thinking pool)."""
-    with parts.tx.read() as session:
-        job = hint_job(session, press)
-    return job, None if job is None else parts.decisions.advise(job.game, job.state_json,
-                                                                 job.seat)
+    where the Experte thinks (``cpu.Decisions.advise``, the thinking pool) — only for the
+    person on turn at their own table, one question at a time."""
+    with THINKING.one_at_a_time(chat_ref, user) as free:
+        if not free:
+            return Thought(busy=True)
+        with parts.tx.read() as session:
+            job = hint_job(session, press, chat_ref, user)
+        if job is None:
+            return Thought()
+        return Thought(job, parts.decisions.advise(job.game, job.state_json, job.seat))
 
 
 def tip(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
         code: str) -> Outcome:
     """Say the hint thought for the press (``think_tip``; checked again: the same version,
     the person's turn)."""
-    job, advice = ctx.plan or (None, None)
+    thought = ctx.plan if isinstance(ctx.plan, Thought) else Thought()
+    if thought.busy:
+        raise Refusal(tr(ctx.lang, "co.busy"))
+    job, advice = thought.job, thought.advice
     if not table.is_private:
         raise Refusal(tr(ctx.lang, "co.private_only"))
     opts = records.options(table)
@@ -169,15 +232,21 @@ class ReviewJob:
     positions: tuple[tuple[str, int, str], ...]
 
 
-def review_job(session: Session, press: buttons.Press) -> ReviewJob | None:
+def review_job(session: Session, press: buttons.Press, chat_ref: ChatRef,
+               user: UserRef) -> ReviewJob | None:
     """The positions a "🔎" press has the Experte look at again (at most ``REVIEWED``, the
-    latest), rebuilt from the seed and the move log; ``None``: nothing to think about (the
-    press is then answered from the tips' notes or refused by ``review``). Reads only."""
+    latest), rebuilt from the seed and the move log; ``None``: nothing to think about — not a
+    seated person's press in the table's chat at the version the round ended at, the round not
+    over, or its review already kept (the press is then answered from what was kept or
+    refused by ``review``). Checked before any search. Reads only."""
     table = records.get_table(session, press.table_id)
     if (table is None or not table.is_private or not records.options(table).coach
-            or table.fsm_state not in (fsm.PAYOUT, fsm.FINISHED)):
+            or table.version != press.version or table.fsm_state not in (fsm.PAYOUT, fsm.FINISHED)
+            or _kept_review(table) is not None):
         return None
     seats = records.seats(session, table)
+    if _asker_seat(session, table, seats, chat_ref, user) is None:
+        return None
     people = {s.seat_no for s in seats if not s.is_cpu}
     game = GAMES[table.game]
     state = game.new_game(len(seats), dict(records.options(table).engine), table.seed)
@@ -210,21 +279,44 @@ def _found(table: GameTable, seats: list[Seat], job: ReviewJob, advices: list[Ad
 
 
 def think_review(parts: Parts, chat_ref: ChatRef, user: UserRef,
-                 press: buttons.Press) -> tuple[ReviewJob | None, list[Advice] | None]:
-    """"🔎", before its transaction: the Experte's second look at the round's moves."""
-    with parts.tx.read() as session:
-        job = review_job(session, press)
-    return job, None if job is None else parts.decisions.advise_many(
-        job.game, list(job.positions), REVIEW_SHARE)
+                 press: buttons.Press) -> Thought:
+    """"🔎", before its transaction: the Experte's second look at the round's moves — once
+    per round (what it found is kept with the table), for a person seated at it, one question
+    at a time."""
+    with THINKING.one_at_a_time(chat_ref, user) as free:
+        if not free:
+            return Thought(busy=True)
+        with parts.tx.read() as session:
+            job = review_job(session, press, chat_ref, user)
+        if job is None:
+            return Thought()
+        return Thought(job, parts.decisions.advise_many(job.game, list(job.positions),
+                                                        REVIEW_SHARE))
+
+
+def _kept_review(table: GameTable) -> list[dict[str, Any]] | None:
+    """What the round's review found, if it was thought already (kept until the next deal)."""
+    kept = records.options(table).reviewed
+    if kept is None or kept.get("version") != table.version:
+        return None
+    return [dict(n) for n in kept.get("found") or ()]
 
 
 def review_press(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player,
                  user: UserRef, code: str) -> Outcome:
-    """A "🔎" press with the Experte's second look at the round's moves (``think_review``)."""
-    job, advices = ctx.plan or (None, None)
-    found = None
-    if job is not None and advices is not None and job.version == table.version:
-        found = _found(table, seats, job, advices, ctx.lang)
+    """A "🔎" press with the Experte's second look at the round's moves (``think_review``),
+    or what the round's review found before (kept: the same answer, nothing thought again)."""
+    thought = ctx.plan if isinstance(ctx.plan, Thought) else Thought()
+    if thought.busy:
+        raise Refusal(tr(ctx.lang, "co.busy"))
+    found = _kept_review(table)
+    job = thought.job
+    if found is None and isinstance(job, ReviewJob) and thought.advice is not None \
+            and job.version == table.version:
+        found = _found(table, seats, job, thought.advice, ctx.lang)
+        if records.seat_of(seats, player) is not None:  # (kept for the round's next asks)
+            records.set_options(table, records.options(table).but(
+                reviewed={"version": table.version, "found": found}))
     return review(ctx, table, seats, player, user, code, found)
 
 
