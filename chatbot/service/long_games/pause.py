@@ -185,8 +185,8 @@ def _changed(ctx: Ctx, table: GameTable, seats: list[Seat]) -> None:
 
 def command(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outcome:
     """``/pause [1|3|7]`` asks for a pause (or agrees to the one asked for); ``/pause off``
-    goes on."""
-    table_id = records.open_table(ctx.session, chat)
+    goes on: at the table of the topic or thread it was typed in."""
+    table_id = records.open_table(ctx.session, chat, ctx.thread)
     table = records.lock_table(ctx.session, table_id) if table_id is not None else None
     if table is None:
         raise Refusal(tr(ctx.lang, "no_table"), alert=False)
