@@ -289,6 +289,7 @@ class RecordingTransport:
     chats: dict[str, dict[str, Message]] = field(default_factory=dict)
     failures: list[tuple[str, Exception]] = field(default_factory=list)
     counter: int = 0
+    files: dict[str, list[tuple[str, bytes]]] = field(default_factory=dict)  # chat → files sent
 
     def fail_next(self, method: str, exc: Exception) -> None:
         self.failures.append((method, exc))
@@ -314,6 +315,14 @@ class RecordingTransport:
         if message_id not in shown:
             raise MessageGone(message_id)
         shown[message_id] = Message(message_id, text, rows)
+
+    def document(self, chat: str, name: str, data: bytes) -> str:
+        """A file sent to a chat (an outbox ``document`` row): kept by chat, with its name."""
+        self._maybe_fail("document")
+        self.counter += 1
+        self.calls.append(("document", chat, str(self.counter), name, len(data)))
+        self.files.setdefault(chat, []).append((name, data))
+        return str(self.counter)
 
     def delete(self, chat: str, message_id: str) -> None:
         self._maybe_fail("delete")

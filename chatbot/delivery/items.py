@@ -3,7 +3,9 @@ the exceptions a transport raises to say how a delivery went.
 
 A row with an ``action`` shows no view but acts on its slot's message: ``delete`` it, ``pin`` it
 or ``unpin`` it. A transport without ``pin``/``unpin`` (Matrix's rooms may refuse, the console
-has none) refuses pinning with ``CannotPin``.
+has none) refuses pinning with ``CannotPin``. A ``document`` row sends a file (no slot): its
+text is the file's name, a newline and the file's content (``document_text``); a transport
+sends it with ``document(chat, name, data)`` and returns the message's id.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 ACTIONS = ("delete", "pin", "unpin")
+DOCUMENT = "document"  # the action of a row that sends a file
 Rows = list[list[list[str]]]  # button rows: [[label, data], ...] per row
 
 
@@ -41,9 +44,23 @@ def content_hash(text: str, rows: list) -> str:
     return hashlib.sha256((text + repr(rows)).encode()).hexdigest()[:32]
 
 
+def document_text(name: str, content: str) -> str:
+    """A ``document`` row's text: the file's name (one line), then its content."""
+    return f"{name.splitlines()[0] if name.strip() else 'file'}\n{content}"
+
+
+def document_of(item: Item) -> tuple[str, bytes]:
+    """The file a ``document`` item sends: its name and its content (UTF-8)."""
+    name, _, content = item.text.partition("\n")
+    return name, content.encode("utf-8")
+
+
 def plan(item: Item) -> str:
     """What delivering an item takes: ``keep`` (nothing), ``send``, ``edit`` or ``repost``;
-    or its action (``delete``, ``pin``, ``unpin``; ``keep`` when the slot shows nothing)."""
+    or its action (``delete``, ``pin``, ``unpin``; ``keep`` when the slot shows nothing;
+    ``document``: a file sent)."""
+    if item.action == DOCUMENT:
+        return DOCUMENT
     if item.action:
         return item.action if item.message_id is not None else "keep"
     if item.slot is None or item.message_id is None:

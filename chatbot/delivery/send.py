@@ -11,6 +11,7 @@ from typing import Any
 
 from .items import (
     ACTIONS,
+    DOCUMENT,
     AsyncTransport,
     CannotPin,
     Item,
@@ -18,6 +19,7 @@ from .items import (
     Permanent,
     Retry,
     Transport,
+    document_of,
 )
 from .plain import OutboxStore
 
@@ -34,6 +36,8 @@ def deliver(store: OutboxStore, item: Item, transport: Transport) -> None:
         message_id = item.message_id
         if action in ACTIONS:
             _act(transport, action, item)
+        elif action == DOCUMENT:
+            message_id = _document(transport, item)
         elif action == "send":
             message_id = transport.send(item.chat, item.text, item.rows)
         elif action == "edit":
@@ -67,6 +71,8 @@ async def deliver_async(item: Item,
             result = _act(transport, action, item)
             if result is not None:
                 await result
+        elif action == DOCUMENT:
+            message_id = await _document(transport, item)
         elif action == "send":
             message_id = await transport.send(item.chat, item.text, item.rows)
         elif action == "edit":
@@ -122,6 +128,15 @@ def _act(transport: Any, action: str, item: Item) -> Any:
     if call is None:  # a platform without pins
         raise CannotPin(f"{action}: not supported")
     return call(item.chat, item.message_id)
+
+
+def _document(transport: Any, item: Item) -> Any:
+    """Send a ``document`` row's file (a coroutine with an async transport); a transport that
+    sends no files gives the row up."""
+    call = getattr(transport, "document", None)
+    if call is None:
+        raise Permanent("documents: not supported")
+    return call(item.chat, *document_of(item))
 
 
 def _later(coro: Any) -> None:

@@ -22,10 +22,11 @@ from .core.registry import Feature, Registry
 from .evening import EVENING, EveningService
 from .groups import GROUPS, GroupsService
 from .long_games import LONG_GAMES
+from .privacy import PRIVACY
 from .solo import SOLO, SoloReads
 from .stats import STATS, StatsService
 
-FEATURES: tuple[Feature, ...] = (STATS, EVENING, SOLO, LONG_GAMES, GROUPS)
+FEATURES: tuple[Feature, ...] = (STATS, EVENING, SOLO, LONG_GAMES, GROUPS, PRIVACY)
 
 
 class Service(EveningService, SoloReads, StatsService, GroupsService, CoreService):

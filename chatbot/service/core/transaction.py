@@ -11,7 +11,7 @@ transactions): a refused or failing input changes nothing, the others still coun
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -87,6 +87,17 @@ class Ctx:
     def queued(self, model: type[SQLModel]) -> list[dict[str, Any]]:
         """The rows of ``model`` queued so far in this input (not yet inserted)."""
         return list(self.session.info.get(_QUEUED, {}).get(model, []))
+
+    def drop_queued(self, model: type[SQLModel], drop: Callable[[dict[str, Any]], bool]) -> int:
+        """Take back the rows of ``model`` queued in this input that ``drop`` picks (they are
+        not inserted: e.g. the views of a chat about to be forgotten). Returns how many."""
+        queued = self.session.info.get(_QUEUED, {}).get(model)
+        if not queued:
+            return 0
+        kept = [r for r in queued if not drop(r)]
+        dropped = len(queued) - len(kept)
+        queued[:] = kept
+        return dropped
 
     def queue(self, model: type[SQLModel], row: dict[str, Any]) -> None:
         """Insert a row (outbox, move log, result) with the input's other rows of its kind

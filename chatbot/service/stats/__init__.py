@@ -8,7 +8,7 @@ from __future__ import annotations
 from ...i18n import N_, register
 from ..core.registry import Command, Feature, Step
 from . import reports
-from .service import StatsService, catch_up_step
+from .service import StatsService, catch_up_for, catch_up_step
 
 register({
     "command.stats": N_("Your stats"),
@@ -23,6 +23,7 @@ STATS = Feature(
         Command("top", reports.top, "command.top", aliases=("bestenliste",)),
     ),
     steps=(Step("stats.catch_up", catch_up_step),),
+    hooks=(("person.catch_up", catch_up_for),),  # (the privacy room's /mydata, /forget)
 )
 
 __all__ = ["STATS", "StatsService"]
