@@ -20,6 +20,7 @@ from telegram import (
     Bot,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
+    InputFile,
     LinkPreviewOptions,
     MessageEntity,
     WebAppInfo,
@@ -61,6 +62,7 @@ _THREAD: contextvars.ContextVar[str | None] = contextvars.ContextVar("tg_thread"
 # what Telegram answers a message into a forum topic that is closed or deleted
 _TOPIC_GONE = ("message thread not found", "topic_closed", "topic_deleted")
 TOPIC_GONE_FOR = 60.0  # seconds a refusing topic is not tried again
+MAX_DOCUMENT = 50 * 1024 * 1024  # Telegram takes files of up to 50 MB from a bot
 
 
 def _button(label: str, data: str) -> InlineKeyboardButton:
@@ -173,6 +175,18 @@ class TelegramTransport:
                 await self.on_chat_moved(old, new)
             except Exception:  # (the next refused call tries again)
                 log.exception("chat %s: moving it to %s failed", old, new)
+
+    async def document(self, chat: str, name: str, data: bytes) -> str:
+        """A file (an outbox ``document`` row): ``sendDocument`` with the bytes uploaded."""
+        if len(data) > MAX_DOCUMENT:  # (Telegram answers 413, which reads like a network error)
+            raise Permanent(f"file of {len(data)} bytes: over Telegram's 50 MB")
+        thread = _THREAD.get()
+        if thread is not None and self._refused(chat, thread):
+            raise Permanent(f"topic {thread} is closed or deleted")
+        msg = await self._call(chat, lambda: self.bot.send_document(
+            int(chat), InputFile(data, filename=name),
+            message_thread_id=int(thread) if thread is not None else None))
+        return str(msg.message_id)
 
     def _refused(self, chat: str, thread: str) -> bool:
         when = self._gone.get((chat, thread))

@@ -28,6 +28,8 @@ setMyCommands, getMyCommands, deleteMyCommands, getChat, getChatMember, leaveCha
 pinChatMessage, unpinChatMessage, setMyName, setMyDescription, setMyShortDescription,
 createForumTopic, closeForumTopic, reopenForumTopic, deleteForumTopic.
 sendPoll, stopPoll (people answer with ``answer_poll``: a ``poll_answer`` update).
+sendDocument (an upload of at most 50 MB, or a ``file_id`` sent before; ``documents(chat)``
+reads the files back with their bytes).
 
 Control API: ``/control/<name>`` (JSON in, ``{"ok": true, "result": ...}`` out), see
 ``FakeBotApi._control``; every endpoint has a Python method of the same name.

@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 from tests.fakes.bot_api.control import _Control
+from tests.fakes.bot_api.documents import _Documents
 from tests.fakes.bot_api.forums import _Forums
 from tests.fakes.bot_api.groups import _Groups
 from tests.fakes.bot_api.methods import _BotMethods
@@ -26,8 +27,8 @@ from tests.fakes.bot_api.wire import _API_PATH, _DISCONNECT, ApiError, decode_pa
 # The fake
 
 
-class FakeBotApi(_Objects, _BotMethods, _Forums, _Groups, _Polls, _WebhookDelivery,
-                 _UpdateControl, _Control, _WaitMixin):
+class FakeBotApi(_Objects, _BotMethods, _Forums, _Groups, _Polls, _Documents,
+                 _WebhookDelivery, _UpdateControl, _Control, _WaitMixin):
     """In-process fake Telegram Bot API server. All methods are thread-safe."""
 
     def __init__(
@@ -110,6 +111,7 @@ class FakeBotApi(_Objects, _BotMethods, _Forums, _Groups, _Polls, _WebhookDelive
         self._queries: dict[str, dict] = {}
         self._bot_profile: dict[str, str] = {}
         self._poll_objs: dict[str, dict] = {}  # poll id -> chat, message, poll, votes
+        self._files: dict[str, dict] = {}  # file id -> the file sent, with its bytes
         self._statuses: dict[tuple[int, int], str] = {}  # (chat, user) -> getChatMember status
         self._migrated: dict[int, int] = {}  # upgraded basic group -> its supergroup
 

@@ -149,6 +149,7 @@ def _parse_multipart(content_type: str, body: bytes) -> dict[str, Any]:
                 "filename": filename,
                 "size": len(payload),
                 "content_type": part.get_content_type(),
+                "content": payload.decode("latin-1"),  # the bytes, one character each (JSON-safe)
             }
         else:
             text = payload.decode(part.get_content_charset() or "utf-8", "replace")
