@@ -5,8 +5,9 @@ and refuses every call naming the old id from then on).
 Everything the old id names moves to the new one, once, whichever of the two service messages
 comes first and however often each comes: the chat's row takes the new id (its tables,
 evenings, Deckel, stats, settings and members keep pointing at it); if a message in the new
-chat made a row for it already, that row is merged into the old one (its references moved,
-where both have one — a member seen in both, a setting — the old chat's kept) and goes. The
+chat made a row for it already, the younger of the two rows is merged into the older (its
+references moved; where both have one — a member seen in both, a setting — the older row's
+kept) and goes. The
 messages of the old chat cannot be edited under the new id, so the slots that point at them
 are forgotten and the open tables' views are posted anew in the new chat; views still pending
 for the old id go to the new one. A later call finds the old id gone and only moves what was
@@ -122,11 +123,12 @@ def _move(parts: Parts, session: Session, platform: str, old: str, new: str,
         rows = _outbox_on(session, platform, old, new)
         _forget_slots(session, platform, old)
         return Moved(False, outbox_rows=rows), None
-    if twin is not None:  # a message in the new chat came first
+    if twin is not None:  # a message in the new chat came first: the older row stays
+        chat, twin = (chat, twin) if chat.id < twin.id else (twin, chat)  # type: ignore[operator]
         merge_rows(session, keep=chat.id, gone=twin.id)  # type: ignore[arg-type]
         chat.language = chat.language or twin.language
         session.delete(twin)
-        session.flush()  # (gone before the old row takes its id)
+        session.flush()  # (gone before the kept row takes the new id)
     chat.external_id, chat.kind = new, "group"
     if title:
         chat.title = title[:256]
