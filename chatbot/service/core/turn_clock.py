@@ -9,6 +9,11 @@ their chat when the turn starts (``outgoing.emit``), or when their quiet hours e
 with one short mention in the group); a reminder due in quiet hours waits until they end, and a
 clock of 12 hours or more never runs out in them (it ends when they end). The turn's end is
 kept in the row (``turn_ends_at``), so a restart or another process goes on from it.
+
+No reminder that cannot be acted on: a reminder that fires late (the bot was down) when the
+turn has run out, or nearly, moves the turn's end to leave a grace (``GRACE``, or what the
+reminder would have left on time if that is less) and says the time left; the timeout comes
+after it.
 """
 
 from __future__ import annotations
@@ -35,6 +40,8 @@ register({
 QUIET_MARGIN = timedelta(minutes=15)  # a reminder moved before quiet hours comes this early
 LIVE_LOBBY = timedelta(minutes=15)  # a lobby with a live clock closes by itself after this
 LONG_LOBBY = timedelta(hours=24)  # … with a long clock (10 minutes or more)
+GRACE = timedelta(minutes=10)  # a reminder fired late leaves at least this (see ``_grace``)
+LATE = timedelta(minutes=1)  # … fired this long after it was due: the bot was down
 
 
 def lobby_ends(table: GameTable) -> datetime:
@@ -161,8 +168,9 @@ def nudge(ctx: Ctx, table: GameTable, seats: list[Seat]) -> None:
     chat; the last-quarter reminder comes next."""
     seat = cpu.on_turn(seats, records.model(table, seats))
     player = records.get_player(ctx.session, seat.player_id)
+    late = _grace(ctx, table, player)
     if player is not None and quiet_hours.may_remind(player, "start", ctx.now):
-        _tell(ctx, table, seats, seat, player, "clock.your_turn")
+        _tell(ctx, table, seats, seat, player, "clock.quarter" if late else "clock.your_turn")
     _after_nudge(ctx, table, player)
     ctx.touch(table)
 
@@ -200,9 +208,28 @@ def remind(ctx: Ctx, table: GameTable, seats: list[Seat]) -> None:
     ctx.touch(table)
 
 
+def _grace(ctx: Ctx, table: GameTable, player: Player | None) -> bool:
+    """A reminder fires late (the bot was down, ``LATE``) when the turn has run out or
+    nearly: the turn's end moves to leave what the reminder would have left on time, at most
+    ``GRACE`` (a clock of 12 hours or more still ends after the person's quiet hours).
+    Whether it moved."""
+    due, ends = table.next_deadline, table.turn_ends_at
+    if due is None or ends is None or ctx.now - due < LATE:
+        return False
+    keep = min(GRACE, max(ends - due, timedelta(0)))
+    if ends - ctx.now >= keep:
+        return False
+    ends = ctx.now + keep
+    if table.turn_timeout >= quiet_hours.NEVER_ENDS_QUIET and player is not None:
+        ends = quiet_hours.quiet_over(player, ends)
+    table.turn_ends_at = ends
+    return True
+
+
 def _remind_long(ctx: Ctx, table: GameTable, seats: list[Seat]) -> None:
     seat = cpu.on_turn(seats, records.model(table, seats))
     player = records.get_player(ctx.session, seat.player_id)
+    _grace(ctx, table, player)
     ends = table.turn_ends_at
     assert ends is not None
     if player is not None and quiet_hours.may_remind(player, "last", ctx.now):
