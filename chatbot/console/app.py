@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TextIO
 
 from engine import GAMES
@@ -29,14 +30,19 @@ register({
     "console.done": N_("Game over. Bye!"),
     "console.enter": N_("Press Enter to go on (q = quit) "),
     "console.player": N_("Player"),
+    "console.saved": N_("📄 Saved {name} to {path}"),
 })
 
 
 class ConsoleTransport:
-    """Delivers views by printing them; remembers the newest table view's buttons."""
+    """Delivers views by printing them; remembers the newest table view's buttons; a file
+    (an outbox ``document`` row) is saved in ``save_dir`` (the working directory) and the path
+    printed."""
 
-    def __init__(self, out: TextIO) -> None:
+    def __init__(self, out: TextIO, save_dir: Path | None = None, lang: str = "de") -> None:
         self.out = out
+        self.save_dir = save_dir or Path.cwd()
+        self.lang = lang
         self.counter = 0
         self.rows: list[list[list[str]]] = []
         self.last_text = ""
@@ -69,6 +75,15 @@ class ConsoleTransport:
     def delete(self, chat: str, message_id: str) -> None:
         return None
 
+    def document(self, chat: str, name: str, data: bytes) -> str:
+        """Save a file (a name of the bot's own, never a path) and say where."""
+        path = self.save_dir / Path(name).name
+        path.write_bytes(data)
+        self.out.write("\n" + tr(self.lang, "console.saved", name=path.name, path=path) + "\n")
+        self.out.flush()
+        self.counter += 1
+        return str(self.counter)
+
     def choices(self) -> list[str]:
         return [data for row in self.rows for _label, data in row]
 
@@ -91,7 +106,7 @@ class ConsoleGame:
         self.lang = lang
         self.out = out or sys.stdout
         self.read = read or input
-        self.transport = ConsoleTransport(self.out)
+        self.transport = ConsoleTransport(self.out, lang=lang)
         self.store = OutboxStore(service.engine, PLATFORM, clock=service.clock)
         name = (os.environ.get("USER") or "").strip().capitalize()
         if not name or name == "Root":

@@ -41,6 +41,7 @@ from ..delivery import (
     deliver_async,
     record,
 )
+from .files import FileSending
 from .render import REACTIONS, choices, code_of, mentions, norm_key, reaction_for, render
 
 log = logging.getLogger(__name__)
@@ -56,8 +57,9 @@ _THREAD: contextvars.ContextVar[str | None] = contextvars.ContextVar("matrix_thr
                                                                      default=None)
 
 
-class MatrixTransport:
-    """The client-server API calls behind an outbox item, with Matrix's errors mapped."""
+class MatrixTransport(FileSending):
+    """The client-server API calls behind an outbox item, with Matrix's errors mapped (files:
+    ``files.FileSending``)."""
 
     def __init__(self, client: AsyncClient, install_id: str = "st",
                  on_forbidden: Callable[[str], None] | None = None,
@@ -352,7 +354,7 @@ class MatrixSender:
         shown = SlotMessages()
         for item in queue:
             shown.before(item)
-            if item.action and item.message_id is None:  # the slot shows nothing: done
+            if item.plan == "keep" and item.action:  # the slot shows nothing: done
                 await asyncio.to_thread(record, self.store, item, None, None)
                 continue
             if self.worker.stopping:

@@ -6,11 +6,15 @@ playing goes on with a CPU in their seat."""
 
 from __future__ import annotations
 
+import io
+import json
 import random
+from pathlib import Path
 
 import pytest
 from sqlalchemy.engine import Engine
 
+from chatbot.console.app import CHAT, ConsoleGame
 from chatbot.service import ChatRef
 from tests.chatbot.evenings import berlin
 from tests.chatbot.privacy_world import (
@@ -35,7 +39,7 @@ from tests.chatbot.service.harness import (
     pick,
     private,
 )
-from tests.conftest import FakeClock
+from tests.conftest import FakeClock, make_service
 
 
 @pytest.fixture
@@ -207,3 +211,17 @@ def test_the_buttons_keep_to_their_form(h: Harness) -> None:
     assert h.command(private(ZED), ZED, "forget").ok
     codes = [code_of(d) for d in forget_buttons(h, private(ZED)).values()]
     assert codes[1] == "fg.no" and codes[0].startswith("fg.") and len(codes[0]) == 15
+
+
+def test_the_terminal_saves_the_file_and_says_where(sqlite_engine: Engine,
+                                                     tmp_path: Path) -> None:
+    """The console has no chat for files: it saves one where it runs and prints the path."""
+    out = io.StringIO()
+    game = ConsoleGame(make_service(sqlite_engine), "schwimmen", 2, "anfaenger", out=out)
+    game.transport.save_dir = tmp_path
+    assert game.service.command(CHAT, game.user, "meinedaten").ok
+    game.flush()
+    day = game.service.clock().date().isoformat()
+    saved = tmp_path / f"stammtisch-meine-daten-{day}.json"
+    assert f"📄 {saved.name} gespeichert unter {saved}" in out.getvalue()
+    assert json.loads(saved.read_text(encoding="utf-8"))["person"]["platform"] == "console"
