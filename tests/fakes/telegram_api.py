@@ -52,7 +52,8 @@ Notes on realism:
   is skipped for the pause and the update goes to the next one, as a proxy with passive health
   checks does). ``webhook_deliveries()`` records every attempt with its ``target``.
 * Forum supergroups (``make_forum``) and their topics (``create_topic``, ``close_topic``,
-  ``delete_topic``; ``send_text(..., topic=…)``): see ``bot_api/forums.py``. A send into a
+  ``reopen_topic``, ``edit_topic``, ``delete_topic``; ``send_text(..., topic=…)``; what a
+  person does to a topic reaches the bot as a service message): see ``bot_api/forums.py``. A send into a
   closed topic gets 400 "Bad Request: TOPIC_CLOSED", into a deleted one or with a thread id
   outside a forum 400 "Bad Request: message thread not found".
 * Empty getUpdates responses are not recorded in ``calls()`` (``record_empty_polls=True``

@@ -137,3 +137,45 @@ def test_forums_over_the_control_api():
         asyncio.run(body())
         remote.delete_topic(FORUM, topic)
         assert remote.topics(FORUM)[topic]["deleted"] is True
+
+
+def test_what_a_person_does_to_a_topic_reaches_the_bot_as_service_messages(fake):
+    fake.make_forum(FORUM)
+    first = fake.state()["next_update_id"]
+    topic = fake.create_topic(FORUM, "Montagsrunde", user_id=7)
+    fake.edit_topic(FORUM, topic, "Dienstagsrunde", user_id=7)
+    fake.close_topic(FORUM, topic, user_id=8)
+    fake.reopen_topic(FORUM, topic, user_id=8)
+    by_bot = fake.create_topic(FORUM, "vom Bot")  # what the bot does: no update
+    fake.close_topic(FORUM, by_bot)
+    updates = [Update.de_json(fake.get_update(u), None)
+               for u in range(first, fake.state()["next_update_id"])]
+    messages = [u.message for u in updates]
+    assert [m.message_thread_id for m in messages] == [topic] * 4
+    assert all(m.is_topic_message and m.chat.is_forum for m in messages)
+    created, edited, closed, reopened = messages
+    assert created.forum_topic_created.name == "Montagsrunde"
+    assert edited.forum_topic_edited.name == "Dienstagsrunde"
+    assert closed.forum_topic_closed is not None and closed.from_user.id == 8
+    assert reopened.forum_topic_reopened is not None
+    # each answers the topic's creation message, as Telegram's do
+    assert closed.reply_to_message.forum_topic_created.name == "Montagsrunde"
+    assert fake.topics(FORUM)[topic] == {"name": "Dienstagsrunde", "closed": False,
+                                         "deleted": False}
+    assert fake.topics(FORUM)[by_bot]["closed"] is True
+
+
+def test_topic_service_messages_over_the_control_api():
+    with FakeBotApiProcess(token=TOKEN) as proc:
+        remote = RemoteFakeBotApi(proc.url)
+        remote.make_forum(FORUM, "Forum")
+        topic = remote.create_topic(FORUM, "Skat", 7)
+        remote.edit_topic(FORUM, topic, "Skat am Freitag", user_id=7)
+        remote.close_topic(FORUM, topic, user_id=7)
+        remote.reopen_topic(FORUM, topic, user_id=7)
+        kinds = [next(k for k in ("forum_topic_created", "forum_topic_edited",
+                                  "forum_topic_closed", "forum_topic_reopened")
+                      if k in u["message"]) for u in remote.pending_updates()]
+        assert kinds == ["forum_topic_created", "forum_topic_edited", "forum_topic_closed",
+                         "forum_topic_reopened"]
+        assert remote.topics(FORUM)[topic]["name"] == "Skat am Freitag"

@@ -352,8 +352,18 @@ class _Control:
             user = data.get("user_id")
             return self.create_topic(int(data["chat_id"]), str(data["name"]),
                                      int(user) if user is not None else None)
-        if name in ("close_topic", "reopen_topic", "delete_topic"):
-            getattr(self, name)(int(data["chat_id"]), int(data["thread"]))
+        if name == "delete_topic":
+            self.delete_topic(int(data["chat_id"]), int(data["thread"]))
+            return True
+        if name in ("close_topic", "reopen_topic"):
+            user = data.get("user_id")
+            getattr(self, name)(int(data["chat_id"]), int(data["thread"]),
+                                int(user) if user is not None else None)
+            return True
+        if name == "edit_topic":
+            user = data.get("user_id")
+            self.edit_topic(int(data["chat_id"]), int(data["thread"]), str(data["name"]),
+                            int(user) if user is not None else None)
             return True
         if name == "topics":
             return {str(t): v for t, v in self.topics(arg("chat_id", conv=int)).items()}

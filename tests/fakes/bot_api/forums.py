@@ -4,9 +4,13 @@ A forum is a supergroup whose chat object says ``is_forum``. A topic is named by
 its creation message (a ``forum_topic_created`` service message), which is its
 ``message_thread_id``; messages written in it carry that id and ``is_topic_message``, and
 (unless they answer another message) reply to the creation message, as Telegram's do. The
-General topic has no id: its messages carry none. A topic may be closed, reopened and deleted
-(by the control API or by the bot's ``createForumTopic``/``closeForumTopic``/
-``reopenForumTopic``/``deleteForumTopic``); a message sent into a closed topic is refused with
+General topic has no id: its messages carry none. A topic may be closed, reopened, renamed and
+deleted (by the control API or by the bot's ``createForumTopic``/``closeForumTopic``/
+``reopenForumTopic``/``deleteForumTopic``). What a person does to a topic (``user_id`` given to
+``create_topic``, ``close_topic``, ``reopen_topic``, ``edit_topic``) Telegram posts in it as a
+service message (``forum_topic_created``, ``…_closed``, ``…_reopened``, ``…_edited``) that
+reaches the bot as an update; what the bot does itself does not. A message sent into a closed
+topic is refused with
 400 "Bad Request: TOPIC_CLOSED", into a deleted or unknown one with 400 "Bad Request: message
 thread not found" - also in an ordinary supergroup, whose reply chains carry a thread id too
 (the id of the chain's first message) that a message may not be sent with.
@@ -14,6 +18,7 @@ thread not found" - also in an ordinary supergroup, whose reply chains carry a t
 
 from __future__ import annotations
 
+import copy
 import time
 from typing import Any
 
@@ -59,15 +64,49 @@ class _Forums:
             self._store(_Msg(chat_id=chat_id, message_id=mid, from_bot=user_id is None,
                              date=raw["date"], from_user=sender, raw=raw, thread=mid))
             self._topics[chat_id][mid] = {"name": name, "closed": False, "deleted": False}
+            if user_id is not None:  # (the service message reaches the bot)
+                self._enqueue({"message": copy.deepcopy(raw)}, None)
             return mid
 
-    def close_topic(self, chat_id: int, thread: int) -> None:
+    def close_topic(self, chat_id: int, thread: int, user_id: int | None = None) -> None:
+        """Closed (messages into it are refused); by a person: ``forum_topic_closed``."""
         with self._cond:
             self._topic(int(chat_id), int(thread))["closed"] = True
+            self._topic_event(int(chat_id), int(thread), user_id, "forum_topic_closed", {})
 
-    def reopen_topic(self, chat_id: int, thread: int) -> None:
+    def reopen_topic(self, chat_id: int, thread: int, user_id: int | None = None) -> None:
+        """Open again; by a person: ``forum_topic_reopened``."""
         with self._cond:
             self._topic(int(chat_id), int(thread))["closed"] = False
+            self._topic_event(int(chat_id), int(thread), user_id, "forum_topic_reopened", {})
+
+    def edit_topic(self, chat_id: int, thread: int, name: str,
+                   user_id: int | None = None) -> None:
+        """A new name; by a person: ``forum_topic_edited`` with it."""
+        with self._cond:
+            self._topic(int(chat_id), int(thread))["name"] = name
+            self._topic_event(int(chat_id), int(thread), user_id, "forum_topic_edited",
+                              {"name": name})
+
+    def _topic_event(self, chat_id: int, thread: int, user_id: int | None, kind: str,
+                     value: dict) -> None:
+        """A person's change to a topic: the service message Telegram posts in the topic
+        (answering its creation message, as every message in it does), an update for the
+        bot. The bot's own changes post none it would receive."""
+        if user_id is None:
+            return
+        sender = self._register_user(int(user_id), language_code=None)
+        raw: dict[str, Any] = {
+            "message_id": self._new_message_id(chat_id), "message_thread_id": thread,
+            "from": sender, "chat": self._chat_obj(chat_id), "date": int(time.time()),
+            "is_topic_message": True, kind: dict(value)}
+        created = self._msgs.get(chat_id, {}).get(thread)
+        if created is not None:
+            raw["reply_to_message"] = self._message_json(created, with_reply=False)
+        self._store(_Msg(chat_id=chat_id, message_id=raw["message_id"], from_bot=False,
+                         date=raw["date"], from_user=sender, raw=raw, thread=thread,
+                         reply_to=thread))
+        self._enqueue({"message": copy.deepcopy(raw)}, None)
 
     def delete_topic(self, chat_id: int, thread: int) -> None:
         """The topic and its messages are gone."""

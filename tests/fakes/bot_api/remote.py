@@ -110,11 +110,18 @@ class RemoteFakeBotApi(_WaitMixin):
         return self._req("create_topic", body={"chat_id": chat_id, "name": name,
                                                "user_id": user_id})
 
-    def close_topic(self, chat_id: int, thread: int) -> None:
-        self._req("close_topic", body={"chat_id": chat_id, "thread": thread})
+    def close_topic(self, chat_id: int, thread: int, user_id: int | None = None) -> None:
+        self._req("close_topic", body={"chat_id": chat_id, "thread": thread,
+                                       "user_id": user_id})
 
-    def reopen_topic(self, chat_id: int, thread: int) -> None:
-        self._req("reopen_topic", body={"chat_id": chat_id, "thread": thread})
+    def reopen_topic(self, chat_id: int, thread: int, user_id: int | None = None) -> None:
+        self._req("reopen_topic", body={"chat_id": chat_id, "thread": thread,
+                                        "user_id": user_id})
+
+    def edit_topic(self, chat_id: int, thread: int, name: str,
+                   user_id: int | None = None) -> None:
+        self._req("edit_topic", body={"chat_id": chat_id, "thread": thread, "name": name,
+                                      "user_id": user_id})
 
     def delete_topic(self, chat_id: int, thread: int) -> None:
         self._req("delete_topic", body={"chat_id": chat_id, "thread": thread})
