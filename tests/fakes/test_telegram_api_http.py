@@ -119,6 +119,7 @@ def test_unknown_method_bad_token_and_encodings(fake):
         "filename": "a.txt",
         "size": 5,
         "content_type": "text/plain",
+        "content": "hello",  # (the bytes, as latin-1 text)
     }
     assert [m["reply_markup"] for m in fake.messages(1)] == [markup] * 4
 
