@@ -116,7 +116,7 @@ class Person:
 
     @property
     def ref(self) -> UserRef:
-        return UserRef(str(self.id), self.name, self.lang)
+        return UserRef(str(self.id), self.name, language=self.lang)  # (the third: username)
 
     @property
     def chat(self) -> ChatRef:

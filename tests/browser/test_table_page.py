@@ -160,14 +160,21 @@ def test_schwimmen_swaps_a_hand_card_for_a_middle_card(open_page: Any, live: Liv
     assert len([m for m in live.service.moves(table) if m.actor == "player"]) == 1
 
 
-def test_scat_draws_then_discards(open_page: Any, live: Live) -> None:
-    for _ in range(10):  # a table whose next card does not make 31 for the drawer
-        table = group_game(live.service, "scat", [ANNA, BEN], cpus=1)  # (a blitz: the round
-        game, state, seat = to_a_turn(live.service, table)  # would end on the draw)
+def scat_turn_before_a_draw(live: Live) -> tuple[int, int]:
+    """A group Scat table with a person on turn whose next card does not make 31 (a blitz:
+    the round would end on the draw): (table, seat)."""
+    for _ in range(10):
+        table = group_game(live.service, "scat", [ANNA, BEN], cpus=1)
+        game, state, seat = to_a_turn(live.service, table)
         if game.phase(game.apply(state, "draw")[0]) == "turn":
-            break
+            return table, seat
         out = live.service.command(GROUP, ANNA.ref, "stop")
         assert out.ok, out.text
+    raise AssertionError("ten Scat tables in a row would blitz on the draw")
+
+
+def test_scat_draws_then_discards(open_page: Any, live: Live) -> None:
+    table, seat = scat_turn_before_a_draw(live)
     page = open_page(table, (ANNA, BEN)[seat])
     before = page.locator("#app").get_attribute("data-version")
     page.locator('#moves button[data-move="draw"]').click()
@@ -177,6 +184,52 @@ def test_scat_draws_then_discards(open_page: Any, live: Live) -> None:
     tap_and_play(page, [drop.card.code])
     _, after = state_of(live.service, table)
     assert drop.card not in after.hands[seat]
+
+
+def test_a_card_tapped_on_the_live_view_counts_while_the_move_is_answered(
+        open_page: Any, live: Live) -> None:
+    """The live stream can show the table after a move before the move's own answer is
+    back (a slow answer on a phone, or a busy server): the drawn card shows and is tapped
+    then. The tap counts and the discard plays; the draw's answer, coming last, does not take
+    the page back."""
+    table, seat = scat_turn_before_a_draw(live)
+    page = open_page(table, (ANNA, BEN)[seat])
+    held: list[Any] = []  # the draw's route and answer: the server has it, the page not yet
+
+    def hold_the_first(route: Any) -> None:
+        if held:
+            route.continue_()
+        else:
+            held.append(route)
+            held.append(route.fetch())
+
+    page.route("**/webapp/api/move", hold_the_first)
+    logged = len(live.service.moves(table))
+    before = page.locator("#app").get_attribute("data-version")
+    page.locator('#moves button[data-move="draw"]').click()
+    # the drawn card shows: by the stream (the page has not had the draw's answer)
+    expect(page.locator("#app")).not_to_have_attribute("data-version", before or "")
+    game, state = state_of(live.service, table)
+    drop = next(a for a in game.legal_actions(state) if a.code.startswith("drop."))
+    tap_and_play(page, [drop.card.code])
+    _, after = state_of(live.service, table)
+    assert drop.card not in after.hands[seat]
+    shown = str(version(live, table))
+    expect(page.locator("#app")).to_have_attribute("data-version", shown)
+    for _ in range(250):  # (the answer reaches the test's route at once; 5 s at most)
+        if len(held) == 2:
+            break
+        page.wait_for_timeout(20)
+    route, answer = held
+    assert answer.ok, answer.text()
+    route.fulfill(response=answer)  # the draw's answer at last
+    page.wait_for_function("""() => window.__tg.filter(e => e[0] ===
+        'web_app_trigger_haptic_feedback' && JSON.parse(e[1]).notification_type ===
+        'success').length === 2""")  # (the draw's and the discard's)
+    expect(page.locator("#app")).to_have_attribute("data-version", shown)
+    assert [m.code for m in live.service.moves(table)[logged:] if m.actor == "player"] \
+        == ["draw", drop.code]  # each once
+    assert not page.js_errors
 
 
 def test_climbing_plays_by_tapping_with_the_page_button(open_page: Any, live: Live) -> None:

@@ -15,7 +15,7 @@ const S = {
   sel: null, // {text, move} of the selection, from /api/select
   selSeq: 0, // answers of older /api/select calls are dropped
   pending: null, // {table, version, code, key}: a press to retry with the same key
-  busy: false,
+  sending: null, // {table, version} of the view a move on its way was pressed on
   online: true,
   stopEvents: null,
   skew: 0, // the server's clock minus this device's, in seconds (for the turn clock)
@@ -344,6 +344,15 @@ function tick() {
 
 // ------------------------------------------------------------------ selection and moves
 
+/** A move pressed on the view shown is on its way: taps and presses wait for its answer. Once
+ *  a newer view shows (the live stream can bring it before the answer), that move is decided
+ *  and the page takes taps for the new view at once. */
+function busy() {
+  const s = S.sending;
+  const v = S.view;
+  return !!s && !!v && s.table === v.table && s.version === v.version;
+}
+
 function onClick(e) {
   const card = e.target.closest(".card[data-zone]");
   if (card) return toggle(card.dataset.code, card.dataset.zone);
@@ -354,7 +363,7 @@ function onClick(e) {
 
 function toggle(code, zone) {
   const v = S.view;
-  if (!v || !v.selectable.includes(code) || S.busy) return;
+  if (!v || !v.selectable.includes(code) || busy()) return;
   haptic("select");
   if (S.selected.includes(code)) {
     S.selected = S.selected.filter((c) => c !== code);
@@ -424,7 +433,7 @@ function updateControls() {
   $("seltext").classList.toggle("bad", any && !!S.sel && !move);
   const label = move ? move.label : (t.play || FALLBACK.play);
   const show = (any || (can && !!(v.turn && v.turn.yours))) && !replayOpen();
-  const enabled = !!move && !S.busy;
+  const enabled = !!move && !busy();
   if (inTelegram) {
     const mb = tg.MainButton;
     if (show) {
@@ -452,29 +461,31 @@ function updateControls() {
     $("clear").hidden = !any;
     $("clear").textContent = t.clear || "✕";
   }
-  for (const b of document.querySelectorAll("button.move")) b.disabled = S.busy;
+  const waiting = busy();
+  for (const b of document.querySelectorAll("button.move")) b.disabled = waiting;
   $("replay-open").hidden = !v.replay;
   $("replay-open").textContent = v.replay ? v.replay.label : "";
 }
 
 async function play(code) {
   const v = S.view;
-  if (!v || S.busy) return;
+  if (!v || busy()) return;
   let p = S.pending;
   if (!p || p.table !== v.table || p.version !== v.version || p.code !== code) {
     p = S.pending = { table: v.table, version: v.version, code, key: newKey() };
   }
-  S.busy = true;
+  const sending = S.sending = { table: v.table, version: v.version };
+  const done = () => { if (S.sending === sending) S.sending = null; }; // (not a later move's)
   updateControls();
   try {
     const { data } = await api.move(p.table, p.version, p.code, p.key);
-    S.pending = null;
+    if (S.pending === p) S.pending = null;
     if (data.ok) haptic("note", "success");
     else {
       haptic("note", "error");
       toast(data.answer || FALLBACK.error);
     }
-    S.busy = false;
+    done();
     if (data.table !== undefined && data.version !== undefined) applyView(data);
   } catch (err) {
     // no answer (the network): S.pending stays, so pressing again sends the same key
@@ -482,7 +493,7 @@ async function play(code) {
       : (v.texts.offline || FALLBACK.offline));
     haptic("note", "error");
   } finally {
-    S.busy = false;
+    done();
     updateControls();
   }
 }
