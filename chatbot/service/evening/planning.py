@@ -331,8 +331,7 @@ def top(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outco
         period = dates.quarter_of(ctx.now, tz)
         year, quarter = period.split("-Q")
         label = f"Q{quarter} {year}"
-    rows = scoresheet.sheet(ctx.session, steps.period_sums(ctx.session, chat, zone, period),
-                            leave_out_hidden=True)
+    rows = scoresheet.sheet(ctx.session, steps.period_sums(ctx.session, chat, zone, period))
     if not rows:
         outgoing.say(ctx, chat, tr(lang, "ev.top_none", period=label))
         return Outcome(None)

@@ -22,6 +22,7 @@ from storage.models import Chat, Evening, GameTable, Move, Player, Result, Seat,
 from ...i18n import N_, register, tr
 from ..core import languages, outgoing, records
 from ..core.events import GameFinished
+from ..core.ranking import ranked
 from ..core.transaction import Ctx
 
 register({
@@ -112,15 +113,15 @@ def totals(games: Iterable[tuple[list[int], list[dict[str, Any]], list[Seat]]]
     return sums
 
 
-def sheet(session: Session, sums: dict[int, Fraction],
-          leave_out_hidden: bool = False) -> Sheet:
-    """The people with their points, best first (ties by name)."""
+def sheet(session: Session, sums: dict[int, Fraction]) -> Sheet:
+    """The people with their points, best first (ties by name); people who hid their stats
+    (``/stats hide``) are on no list, the Deckel included."""
     if not sums:
         return []
     ids = list(sums)
     people = {p.id: p for p in session.exec(select(Player).where(col(Player.id).in_(ids)))}
     hidden = set(session.exec(select(StatsHidden.player_id).where(
-        col(StatsHidden.player_id).in_(ids)))) if leave_out_hidden else set()
+        col(StatsHidden.player_id).in_(ids))))
     rows = [(pid, _name(people.get(pid)), pts) for pid, pts in sums.items()
             if pid not in hidden]
     rows.sort(key=lambda r: (-r[2], r[1].lower()))
@@ -155,19 +156,13 @@ def table_text(rows: Sheet, games: int, lang: str) -> str:
         return tr(lang, "deckel.empty")
     count = tr(lang, "deckel.games_1") if games == 1 else tr(lang, "deckel.games_n", n=games)
     out = [tr(lang, "deckel.title", games=count)]
-    out += [tr(lang, "deckel.row", rank=rank, name=name, points=shown(points, lang))
-            for rank, (_pid, name, points) in _ranked(rows)]
-    return "\n".join(out)
+    return "\n".join([*out, *rows_text(rows, lang)])
 
 
-def _ranked(rows: Sheet) -> list[tuple[int, tuple[int, str, Fraction]]]:
-    """Ranks with ties sharing one (1, 2, 2, 4)."""
-    out, rank = [], 0
-    for i, row in enumerate(rows):
-        if i == 0 or row[2] != rows[i - 1][2]:
-            rank = i + 1
-        out.append((rank, row))
-    return out
+def rows_text(rows: Sheet, lang: str) -> list[str]:
+    """One line per person, ranked (ties share a rank: 1., 1., 3.)."""
+    return [tr(lang, "deckel.row", rank=rank, name=name, points=shown(points, lang))
+            for rank, (_pid, name, points) in ranked(rows, key=lambda row: row[2])]
 
 
 def game_finished(ctx: Ctx, event: GameFinished) -> None:
@@ -203,14 +198,15 @@ def comeback(session: Session, games: list[tuple[Result, list[Seat]]]
     game after trailing its leader furthest (their name, the game, by how much); ``None``
     if no winner ever trailed."""
     best: tuple[str, str, int] | None = None
+    hidden = set(session.exec(select(StatsHidden.player_id)))
     for result, seats in games:
         winners = list(result.winners or [])
         table = session.get(GameTable, result.table_id)
         if len(winners) != 1 or table is None:
             continue
         winner = next((s for s in seats if s.seat_no == winners[0]), None)
-        if winner is None or winner.is_cpu:
-            continue
+        if winner is None or winner.is_cpu or winner.player_id in hidden:
+            continue  # (nobody who hid their stats is named as the evening's best anything)
         game = GAMES[table.game]
         state = game.new_game(len(seats), (table.options or {}).get("engine") or {},
                               table.seed)

@@ -22,6 +22,7 @@ from ... import buttons
 from ...durations import LANGUAGE_ZONES
 from ...i18n import N_, register, tr
 from ...presenters import presenter
+from ...table_options import Host
 from ..core import languages, outgoing, play, quiet_hours, records, tables, turn_clock
 from ..core.transaction import Ctx
 from . import dates, scoresheet
@@ -40,6 +41,8 @@ register({
     "ev.maybe": N_("❔ Maybe"),
     "ev.no": N_("❌ Can't come"),
     "ev.closed_note": N_("(over)"),
+    "ev.running_note": N_("(under way)"),
+    "ev.host": N_("🍻 Stammtisch evening"),
     "ev.day0": N_("Mon"), "ev.day1": N_("Tue"), "ev.day2": N_("Wed"), "ev.day3": N_("Thu"),
     "ev.day4": N_("Fri"), "ev.day5": N_("Sat"), "ev.day6": N_("Sun"),
     "ev.date": N_("{weekday} {month}/{day}"),
@@ -115,7 +118,9 @@ def announcement(session: Session, evening: Evening, lang: str
     if said["no"]:
         lines.append(tr(lang, "ev.no_list", names=_names(said["no"], lang)))
     if evening.state in ("closed", "dropped"):
-        return "\n".join(lines) + " " + tr(lang, "ev.closed_note"), []
+        return "\n".join([*lines, tr(lang, "ev.closed_note")]), []  # (on a line of its own)
+    if evening.state == "running":  # the answers closed when it began
+        return "\n".join([*lines, tr(lang, "ev.running_note")]), []
     lines.append(tr(lang, "ev.who"))
     rows = [[(tr(lang, f"ev.{a}"), buttons.encode(0, 0, f"ev.a.{evening.id}.{a[0]}"))
              for a in ANSWERS]]
@@ -177,10 +182,16 @@ def remind(ctx: Ctx, chat: Chat, evening: Evening, kind: str) -> None:
 
 
 def start(ctx: Ctx, chat: Chat, evening: Evening) -> None:
-    """The evening begins: last month's king (once a month), then the planned game's lobby
-    with the yes people seated, or the choice of games."""
+    """The evening begins (one still running closes first: one evening at a time): its
+    answers close, last month's king (once a month), then the planned game's lobby with the
+    yes people seated, or the choice of games."""
+    running = scoresheet.running(ctx.session, chat.id)
+    if running is not None and running.id != evening.id:
+        running.version += 1
+        close(ctx, chat, running)
     evening.state, evening.started_at = "running", ctx.now
     lang = languages.language(ctx, chat)
+    show(ctx, chat, evening)
     crown(ctx, chat, evening, lang)
     outgoing.say(ctx, chat, tr(lang, "ev.starts"))
     people = answers(ctx.session, evening)["yes"]
@@ -209,9 +220,13 @@ def offer(ctx: Ctx, chat: Chat, evening: Evening, lang: str, text: str,
 
 def open_table(ctx: Ctx, chat: Chat, evening: Evening, game_id: str,
                people: list[Player]) -> int:
-    """The game's lobby in the group with ``people`` seated (as many as it seats)."""
-    opener = next((p for p in people if p.id == evening.opener_id), people[0])
-    table = tables.new_table(ctx, chat, opener, game_id, private=False)
+    """The game's lobby in the group with ``people`` seated (as many as it seats), opened
+    for the evening: in the planner's name, the evening named as its host, the people who
+    said yes may manage it while seated."""
+    planner = ctx.session.get(Player, evening.opener_id) if evening.opener_id else None
+    options = {"host": Host("ev.host").to_json(), "managers": [p.id for p in people]}
+    table = tables.new_table(ctx, chat, planner or people[0], game_id, private=False,
+                             options=options)
     for seat_no, person in enumerate(people[:GAMES[game_id].MAX_SEATS]):
         records.add_seat(ctx.session, table, seat_no, person.name, player_id=person.id)
     turn_clock.arm_lobby(ctx, table)
@@ -284,8 +299,7 @@ def crown(ctx: Ctx, chat: Chat, evening: Evening, lang: str) -> None:
     if setting.crowned is not None and setting.crowned >= last:
         return
     setting.crowned = last
-    rows = scoresheet.sheet(ctx.session, period_sums(ctx.session, chat, evening.zone, last),
-                        leave_out_hidden=True)
+    rows = scoresheet.sheet(ctx.session, period_sums(ctx.session, chat, evening.zone, last))
     if not rows:
         return
     best = [r for r in rows if r[2] == rows[0][2]]
@@ -298,17 +312,21 @@ def period_sums(session: Session, chat: Chat, zone: str, period: str) -> dict:
     """Evening points per person over a group's evenings that began in a month
     (``2030-01``) or a quarter (``2030-Q1``)."""
     tz = dates.zone(zone)
-    sums: dict = {}
+    counted: set[int | None] = set()
+    games = []
     for evening in session.exec(select(Evening).where(
-            Evening.chat_id == chat.id, col(Evening.started_at).is_not(None))).all():
+            Evening.chat_id == chat.id, col(Evening.started_at).is_not(None))
+            .order_by(col(Evening.started_at), col(Evening.id))).all():
         assert evening.started_at is not None
         key = dates.quarter_of(evening.started_at, tz) if "Q" in period else \
             dates.month_of(evening.started_at, tz)
         if key != period:
             continue
-        for pid, points in scoresheet.evening_sums(session, evening)[0].items():
-            sums[pid] = sums.get(pid, 0) + points
-    return sums
+        for result, seats in scoresheet.games_of(session, evening):
+            if result.id not in counted:  # a game counts once, if evenings overlapped
+                counted.add(result.id)
+                games.append((list(result.winners or []), list(result.standings or []), seats))
+    return scoresheet.totals(games)
 
 
 def month_name(month: str, lang: str) -> str:

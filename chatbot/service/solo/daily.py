@@ -43,6 +43,7 @@ from storage.models import (
     KeyValue,
     Player,
     Result,
+    StatsHidden,
 )
 
 from ... import buttons
@@ -52,6 +53,7 @@ from ...presenters import PRESENTERS, presenter
 from ...table_options import TableOptions
 from ..core import languages, outgoing, quiet_hours, records, tables
 from ..core.api import Outcome, Refusal, UserRef
+from ..core.ranking import ranked
 from ..core.registry import Parts
 from ..core.transaction import Ctx
 from ..core.typed_names import game_of
@@ -192,12 +194,14 @@ class Score:
 
 def scores(session: Session, day: str, player_ids: list[int] | None = None,
            game: str | None = None) -> list[Score]:
-    """The finished counted tries of a day (of these people), best first per game."""
+    """The finished counted tries of a day (of these people), best first per game; people
+    who hid their stats (``/stats hide``) are on no ranking, the morning post included."""
     query = select(DailyEntry, Result, Player.name, GameTable.options).join(
         Result, col(Result.table_id) == DailyEntry.table_id).join(
         Player, col(Player.id) == DailyEntry.player_id).join(
         GameTable, col(GameTable.id) == DailyEntry.table_id).where(
-        DailyEntry.day == day, col(DailyEntry.counted).is_(True))
+        DailyEntry.day == day, col(DailyEntry.counted).is_(True),
+        col(DailyEntry.player_id).not_in(select(StatsHidden.player_id)))
     if player_ids is not None:
         query = query.where(col(DailyEntry.player_id).in_(player_ids))
     if game is not None:
@@ -230,8 +234,9 @@ def _duration(seconds: int) -> str:
 
 
 def ranking_text(ctx: Ctx, chat: Chat, game: str | None = None) -> str:
-    """A group's ranking of today's deal: per game, place, then score, then time."""
-    session, lang = ctx.session, ctx.lang
+    """A group's ranking of today's deal, in the group's language: per game, place, then
+    score, then time (ties share a rank: ``core.ranking``)."""
+    session, lang = ctx.session, languages.language(ctx, chat)
     day = local_day(group_zone(chat, ctx.settings.default_language), ctx.now).isoformat()
     found = scores(session, day, _members(session, chat), game)
     if not found:
@@ -241,9 +246,9 @@ def ranking_text(ctx: Ctx, chat: Chat, game: str | None = None) -> str:
         mine = [s for s in found if s.game == g][:SHOWN]
         if mine:
             lines.append(tr(lang, "dl.game", game=presenter(g).name(lang)))
-            lines += [tr(lang, "dl.line", rank=i + 1, name=s.name, place=s.place,
+            lines += [tr(lang, "dl.line", rank=rank, name=s.name, place=s.place,
                          points=f"{s.points:g}", time=_duration(s.seconds))
-                      for i, s in enumerate(mine)]
+                      for rank, s in ranked(mine, key=Score.key)]
     return "\n".join(lines)
 
 
@@ -281,16 +286,18 @@ def post_due(ctx: Ctx, platform: str, limit: int = 20) -> int:
         chat = records.get_chat(ctx.session, post.chat_id)
         if chat is None:
             continue
-        best = {}
+        tried: dict[str, list[Score]] = {}
         for s in scores(ctx.session, post.day, _members(ctx.session, chat)):
-            best.setdefault(s.game, s)
-        if not best:
+            tried.setdefault(s.game, []).append(s)
+        if not tried:
             continue
         lang = languages.language(ctx, chat)
         lines = [tr(lang, "dl.yesterday", day=post.day)]
-        lines += [tr(lang, "dl.winner", game=presenter(g).name(lang), name=s.name,
-                     place=s.place, points=f"{s.points:g}", time=_duration(s.seconds))
-                  for g, s in best.items()]
+        for g, of_game in tried.items():  # the best: all who share the first rank
+            best = [s for rank, s in ranked(of_game, key=Score.key) if rank == 1]
+            lines.append(tr(lang, "dl.winner", game=presenter(g).name(lang),
+                            name=", ".join(s.name for s in best), place=best[0].place,
+                            points=f"{best[0].points:g}", time=_duration(best[0].seconds)))
         outgoing.say(ctx, chat, "\n".join(lines))
         posted += 1
     return posted

@@ -209,3 +209,24 @@ def test_installations_sharing_a_daily_secret_deal_the_same_cards(db_engine, tmp
         daily_seed("schwimmen", date(2030, 1, 7), "our-league")
     with Session(db_engine) as session:
         assert session.get(KeyValue, SECRET_KEY) is None  # (nothing generated)
+
+
+def test_a_person_who_hid_their_stats_is_on_no_daily_ranking(h: Harness) -> None:
+    """``/stats hide`` keeps a person off every list: the group's daily ranking and the
+    morning post leave them out, while their own /stats still counts their tries."""
+    for user in (ALICE, BOB):
+        assert h.command(GROUP, user, "help").ok
+    for i, user in enumerate((ALICE, BOB)):
+        table_id = _daily(h, user)
+        play_private_to_the_end(h, table_id, user, random.Random(20 + i))
+    h.command(private(BOB), BOB, "stats", "hide")
+    h.command(GROUP, ALICE, "tagesspiel")
+    ranking = h.messages(GROUP)[-1].text
+    assert "Alice" in ranking and "Bob" not in ranking
+    assert ranking.splitlines()[2].startswith("1. Alice – ")
+    h.clock.set(datetime(2030, 1, 8, 7, 0, tzinfo=UTC))
+    assert h.service.post_daily("test") == 1
+    post = h.messages(GROUP)[-1].text
+    assert "Schwimmen: Alice (Platz " in post and "Bob" not in post
+    h.command(private(BOB), BOB, "stats")
+    assert "📅 Tagesspiele: 1 gespielt, " in h.messages(private(BOB))[-1].text
