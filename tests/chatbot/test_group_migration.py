@@ -129,7 +129,8 @@ def test_a_group_under_its_new_id_plays_on_with_its_tables_deckel_stats_and_sett
         assert session.get(GroupSetting, chat.id).organisers == "admins"  # type: ignore[union-attr]
     shown = [m.text for m in h.messages(NEW)]  # in the order they were queued
     assert shown[0] == "Prost!" and shown[1].startswith("🃏 Schwimmen · Runde 1")
-    assert len(shown) == 2
+    assert shown[2].startswith("🍻 Stammtisch ")  # the running evening's announcement
+    assert len(shown) == 3
     # the table plays on in the new chat: its buttons there, inputs under the new id
     assert h.press(NEW, ALICE, h.buttons(NEW, table_id)["cards"]).alert
     with Session(h.engine) as session:
@@ -242,3 +243,17 @@ def test_a_moved_game_is_the_same_game(h: Harness) -> None:
     assert h.state(table_id) == state and [m.code for m in h.moves(table_id)] == moves
     assert h.table(table_id).version == version  # (no new version: the buttons stay good)
     assert isinstance(state, S.State)
+
+
+def test_an_announced_evening_is_announced_anew_in_the_new_chat(h: Harness) -> None:
+    for user in (ALICE, BOB):
+        assert h.command(private(user), user, "start").ok
+    assert h.command(GROUP, ALICE, "abend", "fr 20:00 schwimmen").ok
+    old = next(m for m in h.messages(GROUP) if m.text.startswith("🍻 Stammtisch Fr"))
+    assert "✅ Bin dabei" in old.labels()
+    h.service.chat_moved(P, GROUP.external_id, NEW.external_id)
+    new = next(m for m in h.messages(NEW) if m.text.startswith("🍻 Stammtisch Fr"))
+    assert (new.text, new.labels()) == (old.text, old.labels())
+    yes = dict(zip(new.labels(), new.data(), strict=True))["✅ Bin dabei"]
+    assert h.press(NEW, BOB, yes).text == "Notiert: ✅ Bin dabei"
+    assert any("✅ Dabei (1): Bob" in m.text for m in h.messages(NEW))  # (edited there)

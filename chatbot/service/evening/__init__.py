@@ -10,7 +10,7 @@ from __future__ import annotations
 from ...i18n import N_, register
 from ..core.events import GameFinished
 from ..core.registry import AdminRights, Button, Command, Feature, Step, Subcommand, Where
-from . import planning, scoresheet
+from . import moved, planning, scoresheet
 from .service import EveningService, step
 
 register({
@@ -32,6 +32,7 @@ EVENING = Feature(
     buttons=(Button("ev", planning.press, on_table=False),),
     steps=(Step("evening.steps", step),),
     subscriptions=((GameFinished, scoresheet.game_finished),),
+    hooks=(("chat.moved", moved.repost),),  # (the groups room: a group took a new id)
 )
 
 __all__ = ["EVENING", "EveningService"]
