@@ -56,6 +56,10 @@ Notes on realism:
   person does to a topic reaches the bot as a service message): see ``bot_api/forums.py``. A send into a
   closed topic gets 400 "Bad Request: TOPIC_CLOSED", into a deleted one or with a thread id
   outside a forum 400 "Bad Request: message thread not found".
+* ``getChatMember`` answers the status a test set with ``set_status`` ("member" by default);
+  ``migrate_chat`` upgrades a basic group to a supergroup (both service messages; the old id
+  refused by every method with 400 "Bad Request: group chat was upgraded to a supergroup chat"
+  and ``parameters.migrate_to_chat_id``): see ``bot_api/groups.py``.
 * Empty getUpdates responses are not recorded in ``calls()`` (``record_empty_polls=True``
   changes that). Call sequence numbers and update ids keep increasing across ``reset()``.
 
