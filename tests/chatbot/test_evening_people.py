@@ -83,7 +83,8 @@ def test_private_reminders_as_each_person_allows(h: Harness) -> None:
     assert "❔ Vielleicht: Dave" in announcement and "❌ Nicht dabei: Mallory" in announcement
 
 
-def test_hidden_people_stay_on_the_deckel_but_leave_the_month(h: Harness) -> None:
+def test_hidden_people_are_on_neither_the_deckel_nor_the_month(h: Harness) -> None:
+    """``/stats hide`` keeps a person off every list (issue 47, finding 6): the Deckel too."""
     h.clock.set(berlin(0, 12))
     people = [ALICE, BOB, CAROL]
     for user in people:
@@ -97,7 +98,8 @@ def test_hidden_people_stay_on_the_deckel_but_leave_the_month(h: Harness) -> Non
     play(h, start_lobby(h, ALICE), people, 5)
     before = mark(h)
     assert h.command(GROUP, BOB, "deckel").ok
-    assert "Carol · " in texts(rows_since(h, before, GROUP))[0]
+    sheet = texts(rows_since(h, before, GROUP))[0]
+    assert "Alice · " in sheet and "Carol" not in sheet
     for words, title in (("monat", "🍻 Stammtisch-Tabelle Januar 2030"),
                          ("saison", "🍻 Stammtisch-Tabelle Q1 2030")):
         before = mark(h)
