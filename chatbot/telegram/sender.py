@@ -192,6 +192,10 @@ class TelegramTransport:
         when = self._gone.get((chat, thread))
         return when is not None and time.monotonic() - when < TOPIC_GONE_FOR
 
+    def topic_open(self, chat: str, thread: str) -> None:
+        """A forum topic was reopened: it takes messages again."""
+        self._gone.pop((chat, thread), None)
+
     async def _topic_gone(self, chat: str, thread: str) -> None:
         """A forum topic refused a message: remembered for a while (nothing more is tried
         there) and told once (its table ends)."""
@@ -333,7 +337,9 @@ class OutboxSender:
                 self.transport.begin(item)
                 message_id, error = await deliver_async(item, self.transport)
                 shown.after(item, message_id, error)
-                calls.setdefault(item.chat, []).append(time.time())  # (the limits count it)
+                # (the limits count it: on the store's clock, which the claim's windows are
+                # checked against — a simulated clock in tests, the real one otherwise)
+                calls.setdefault(item.chat, []).append(self.store.clock().timestamp())
                 done.append((item, message_id, error))
                 outcomes.append(done[-1])  # (``finish`` records it if the pass is cancelled)
                 metrics.observe_delivery(self.store.platform, "sent" if error is None else

@@ -5,8 +5,11 @@ slow down and then ignored for a moment."""
 from __future__ import annotations
 
 import time
+from datetime import UTC, datetime
 
 import pytest
+
+from tests.simclock import SimClock
 
 from .harness import WAIT
 
@@ -54,3 +57,21 @@ def test_a_person_over_the_input_rate_is_told_once(fake, start_bot, sqlite_url) 
     other = 5202
     fake.send_text(other, other, "/help")  # somebody else is answered as usual
     fake.wait_for(lambda: _sends(fake, other, since), WAIT, message="the other person's answer")
+
+
+def test_the_send_limits_hold_on_a_simulated_clock(fake, start_bot, sqlite_url,  # type: ignore[no-untyped-def]
+                                                   tmp_path) -> None:
+    """The bot's clock years ahead (as the long-game tests run it): the sender counts its
+    sends on that clock, so a burst into one group is still spaced as Telegram wants it (here
+    one message per 0.5 s and chat) — before, sends were counted in real time against windows
+    on the simulated clock, and every limit was off."""
+    clock = SimClock(tmp_path / "clock", datetime(2031, 3, 1, 9, tzinfo=UTC))
+    group = -100_5301
+    start_bot(sqlite_url, INPUT_RATE="off", TELEGRAM_CHAT_INTERVAL="0.5", **clock.env())
+    since = fake.last_seq()
+    for i in range(6):
+        fake.send_text(group, 5301, f"/help x{i}", chat_type="supergroup", chat_title="Runde")
+    sends = fake.wait_for(lambda: (s := _sends(fake, group, since)) and len(s) >= 6 and s,
+                          WAIT, message="six answers in the group")
+    gaps = [b["time"] - a["time"] for a, b in zip(sends, sends[1:], strict=False)]
+    assert min(gaps) >= 0.45, gaps  # (the sender waited; a busy machine only spaces them more)
