@@ -23,6 +23,7 @@ from .table_options import cpu_names, options_of
 Rows = list[list[tuple[str, str]]]
 register({
     "lobby_closes": N_("⌛ Closes by itself {when} if nobody starts it."),
+    "lobby_hosted": N_("🃏 {game} – new table\n{host}\nPlayers ({count}):\n{players}"),
     "pause.until": N_("⏸ Paused until {until}"),
     "pause.request": N_("⏸ {name} asks for a pause of {length} (agreed: {count} of {of})"),
     "pause.button": N_("⏸ {length}"),
@@ -136,9 +137,14 @@ def _lobby(table: GameTable, seats: list[Seat], lang: str) -> View:
     lines += [tr(lang, "tl.cpu_seat", no=len(seats) + i + 1, name=f"🤖 {name}")
               for i, name in enumerate(cpu_names(cpus, [s.name for s in seats]))]
     players = "\n".join(lines) or tr(lang, "lobby_empty")
-    text = tr(lang, "lobby", game=p.name(lang), opener=opener,
-              count=str(game.MIN_SEATS) if game.MIN_SEATS == game.MAX_SEATS
-              else f"{game.MIN_SEATS}–{game.MAX_SEATS}", players=players)
+    count = str(game.MIN_SEATS) if game.MIN_SEATS == game.MAX_SEATS \
+        else f"{game.MIN_SEATS}–{game.MAX_SEATS}"
+    if opts.host is not None:  # opened for an evening, a tournament: it is named, not seat 1
+        text = tr(lang, "lobby_hosted", game=p.name(lang), count=count, players=players,
+                  host=tr(lang, opts.host.key, **opts.host.values))
+    else:
+        text = tr(lang, "lobby", game=p.name(lang), opener=opener, count=count,
+                  players=players)
     clock = clock_label(table.turn_timeout, lang)
     fill = tr(lang, "tl.cpu_line", n=cpus, level=level) if cpus else tr(lang, "tl.cpu_line_none")
     rows: Rows = [

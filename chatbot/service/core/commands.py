@@ -175,8 +175,8 @@ def stop(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outc
         raise Refusal(tr(ctx.lang, "no_table"), alert=False)
     table = records.lock_table(ctx.session, table_id)
     assert table is not None
-    if not tables.may_manage(user, player, table):
-        raise Refusal(tr(ctx.lang, "stop_denied"), alert=False)
+    if not tables.may_manage(user, player, table, records.seats(ctx.session, table)):
+        raise Refusal(tables.denied(ctx, table, "stop_denied").text, alert=False)
     return play.stop_table(ctx, table)
 
 

@@ -55,8 +55,8 @@ def kick(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: Us
          code: str) -> Outcome:
     """Remove a person (``kick.<player id>``: the button names the person, not a seat
     number that moves when someone leaves)."""
-    if not may_manage(user, player, table):
-        raise Refusal(tr(ctx.lang, "kick_denied"))
+    if not may_manage(user, player, table, seats):
+        raise tables.denied(ctx, table, "kick_denied")
     target = code.split(".")[1] if code.count(".") == 1 else ""
     seat = next((s for s in seats if not s.is_cpu and target.isascii() and target.isdigit()
                  and s.player_id == int(target)), None)
@@ -69,8 +69,8 @@ def start(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: U
           code: str) -> Outcome:
     if table.fsm_state != fsm.LOBBY:
         raise Refusal(tr(ctx.lang, "table_over" if _over(table) else "already_handled"))
-    if not may_manage(user, player, table):
-        raise Refusal(tr(ctx.lang, "start_denied"))
+    if not may_manage(user, player, table, seats):
+        raise tables.denied(ctx, table, "start_denied")
     if records.options(table).rematch is not None:  # the seats not confirmed are freed
         if not seating.go_on(ctx, table, free_waiting=True):
             return Outcome(None, table_id=table.id, changed=True)
@@ -87,8 +87,8 @@ def stop(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: Us
          code: str) -> Outcome:
     if table.fsm_state not in fsm.OPEN:
         raise Refusal(tr(ctx.lang, "table_over"))
-    if not may_manage(user, player, table) and not turn_clock.lobby_over(ctx, table):
-        raise Refusal(tr(ctx.lang, "stop_denied"))  # (once its time is up: any member)
+    if not may_manage(user, player, table, seats) and not turn_clock.lobby_over(ctx, table):
+        raise tables.denied(ctx, table, "stop_denied")  # (once its time is up: any member)
     return play.stop_table(ctx, table)
 
 
@@ -115,7 +115,7 @@ def game_option(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, u
         eng = dict(o.engine)
         eng[key] = cycle(choices[key], eng.get(key, choices[key][0]))
         return o.but(engine=eng)
-    return tables.change_option(ctx, table, player, user, change)
+    return tables.change_option(ctx, table, player, user, change, seats)
 
 
 def cpu_level(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
@@ -123,22 +123,22 @@ def cpu_level(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, use
     """Cycle the level of the CPU players that fill empty seats."""
     levels = levels_for(table.game)
     return tables.change_option(ctx, table, player, user, lambda o: o.but(
-        cpu_level=cycle(levels, o.cpu_level)))
+        cpu_level=cycle(levels, o.cpu_level)), seats)
 
 
 def currency(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
              code: str) -> Outcome:
     choices = list(getattr(presenter(table.game), "CURRENCIES", {}) or ["coins"])
     return tables.change_option(ctx, table, player, user, lambda o: o.but(
-        currency=cycle(choices, o.currency or choices[0])))
+        currency=cycle(choices, o.currency or choices[0])), seats)
 
 
 def set_clock(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,
               code: str) -> Outcome:
     if table.fsm_state != fsm.LOBBY:
         raise Refusal(tr(ctx.lang, "already_handled"))
-    if not may_manage(user, player, table):
-        raise Refusal(tr(ctx.lang, "clock_denied"))
+    if not may_manage(user, player, table, seats):
+        raise tables.denied(ctx, table, "clock_denied")
     table.turn_timeout = cycle(TIMEOUT_CHOICES, table.turn_timeout
                                 if table.turn_timeout in TIMEOUT_CHOICES else TIMEOUT_CHOICES[0])
     turn_clock.arm_lobby(ctx, table)  # (a long clock's lobby stays open longer)

@@ -72,8 +72,8 @@ def fill(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: Us
     step = {"fill.+": 1, "fill.-": -1}.get(code)
     if step is None:
         raise Refusal(tr(ctx.lang, "unknown_button"))
-    if not tables.may_manage(user, player, table):  # (who may, before what may)
-        raise Refusal(tr(ctx.lang, "options_denied"))
+    if not tables.may_manage(user, player, table, seats):  # (who may, before what may)
+        raise tables.denied(ctx, table, "options_denied")
     game = GAMES[table.game]
     opts = records.options(table)
     now = opts.cpu_count(len(seats), game.MAX_SEATS)
@@ -86,7 +86,7 @@ def fill(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: Us
 
     def change(o: TableOptions) -> TableOptions:
         return o.but(cpus=now + step, fill_cpu=False)  # (the count decides now)
-    return tables.change_option(ctx, table, player, user, change)
+    return tables.change_option(ctx, table, player, user, change, seats)
 
 
 # ------------------------------------------------------------------ play again
@@ -113,7 +113,7 @@ def again(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: U
         raise Refusal(tr(ctx.lang, "busy_table"))
     # the CPU players come along in their seats
     options = records.options(table).but(rematch=None, resigned=None, cpus=0, fill_cpu=False,
-                                       tip=None, notes=(), daily=None)
+                                       tip=None, notes=(), daily=None, host=None, managers=())
     if same:  # the same seed deals the same cards; the game is a practice game
         options = options.but(practice="replay")
     elif options.practice in ("replay", "hint", "daily"):

@@ -13,12 +13,17 @@ from engine import GAMES
 from engine.bots import ANFAENGER
 from storage.models import Chat, GameTable, Player, Seat
 
-from ...i18n import tr
+from ...i18n import N_, register, tr
 from ...presenters import presenter
 from ...table_options import TableOptions, cpu_names
 from . import play, records, turn_clock
 from .api import Outcome, Refusal, UserRef
 from .transaction import Ctx
+
+register({
+    "tl.managed_denied": N_("Only the people this table was opened for, or an admin, can "
+                            "do that."),
+})
 
 
 def new_table(ctx: Ctx, chat: Chat, player: Player, game_id: str, *, private: bool,
@@ -40,7 +45,7 @@ def new_table(ctx: Ctx, chat: Chat, player: Player, game_id: str, *, private: bo
         else ctx.settings.group_timeout, next_deadline=None,
         deadline_kind=None, reminded=False, log=[], created_at=ctx.now, updated_at=ctx.now,
         finished_at=None,
-        thread_id=None if private else thread if thread is not None else ctx.thread)
+        thread_id=thread)
     ctx.session.add(table)
     ctx.session.flush()
     return table

@@ -33,6 +33,7 @@ _REPEAT_WORDS = {
 }
 _TODAY = ("heute", "today")
 _TOMORROW = ("morgen", "tomorrow")
+_DATE = re.compile(r"^(\d{1,2})\.(\d{1,2})\.?$")  # 12.3. (day, month)
 _CLOCK = re.compile(r"^(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|uhr|h)?$")
 
 
@@ -81,14 +82,25 @@ def day_of(word: str, today: date) -> date | None:
     for weekday, names in enumerate(_DAYS):
         if word in names or word.rstrip(".") in names:
             return today + timedelta(days=(weekday - today.weekday()) % 7)
-    match = re.match(r"^(\d{1,2})\.(\d{1,2})\.?$", word)
+    match = _DATE.match(word)
     if match:
-        try:
+        try:  # this year's, or next year's once it passed (29.2.: only in a leap year)
             when = date(today.year, int(match[2]), int(match[1]))
+            return when if when >= today else when.replace(year=today.year + 1)
         except ValueError:
             return None
-        return when if when >= today else when.replace(year=today.year + 1)
     return None
+
+
+def no_such_day(text: str, today: date) -> str | None:
+    """The date a text begins with if it names no day where it falls (``31.4.``, ``30.2.``,
+    ``29.2.`` outside a leap year — also after this year's leap day: next year has none),
+    as it was typed; else ``None``."""
+    _repeat, rest = repeat_of(text)
+    words = rest.split()
+    if not words or not _DATE.match(fold(words[0]).rstrip(",")):
+        return None
+    return words[0] if day_of(words[0], today) is None else None
 
 
 def repeat_of(text: str) -> tuple[str | None, str]:

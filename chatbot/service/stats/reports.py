@@ -22,8 +22,9 @@ from storage.models import (
 
 from ...i18n import N_, register, tr
 from ...presenters import PRESENTERS
-from ..core import outgoing
+from ..core import languages, outgoing
 from ..core.api import Outcome, UserRef
+from ..core.ranking import ranked
 from ..core.transaction import Ctx
 from .ratings import INLINE, LEVELS, catch_up, shown_rating
 
@@ -153,8 +154,8 @@ def top_text(lang: str, boards: dict[str, list[tuple[str, int, int, int]]]) -> s
         g for g in boards if g not in PRESENTERS)
     for g in order:
         lines += ["", _game_name(g, lang)]
-        for i, (name, rating, wins, games) in enumerate(boards[g], 1):
-            lines.append(tr(lang, "st.top_line", rank=i, name=name, rating=rating,
+        for rank, (name, rating, wins, games) in ranked(boards[g], key=lambda r: r[1:3]):
+            lines.append(tr(lang, "st.top_line", rank=rank, name=name, rating=rating,
                             wins=_plural(lang, "st.wins", wins),
                             games=_plural(lang, "st.in_games", games)))
     return "\n".join(lines)
@@ -196,7 +197,8 @@ def stats(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Out
 
 
 def top(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outcome:
-    """``/top`` in a group: its leaderboard per game (``/top <game>``: that game, longer)."""
+    """``/top`` in a group: its leaderboard per game (``/top <game>``: that game, longer), in
+    the group's language; people with the same rating and wins share a rank."""
     if chat.kind != "group":
         outgoing.say(ctx, chat, tr(ctx.lang, "st.top_private"))
         return Outcome(None)
@@ -204,7 +206,7 @@ def top(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outco
     game = word if word in PRESENTERS else None
     catch_up(ctx.session, ctx.now.timestamp(), INLINE)
     assert chat.id is not None
-    outgoing.say(ctx, chat, top_text(ctx.lang, leaderboard(
+    outgoing.say(ctx, chat, top_text(languages.language(ctx, chat), leaderboard(
         ctx.session, chat.id, game, TOP_ONE if game else TOP_ALL)))
     return Outcome(None)
 
