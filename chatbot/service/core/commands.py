@@ -36,11 +36,9 @@ def start(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Out
         linked = args[1:] if args.startswith("t") and args[1:].isascii() else ""
         for table in records.group_tables_of(ctx.session, player):
             if linked.isdigit() and table.id == int(linked):
-                where = records.get_chat(ctx.session, table.chat_id)
                 outgoing.say(ctx, chat, tr(
-                    ctx.lang, "seated_at",
-                    game=presenter(table.game).name(ctx.lang),
-                    group=(where.title if where and where.title else "?")))
+                    ctx.lang, "seated_at", game=presenter(table.game).name(ctx.lang),
+                    group=outgoing.table_place(ctx, table) or "?"))
             play.show(ctx, table)
     return Outcome(None)
 
@@ -110,13 +108,17 @@ def language(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> 
 
 
 def set_language(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str) -> Outcome:
-    """A chat's language: in a group only its admins, and the opener of its open table."""
+    """A chat's language: in a group only its admins, and the opener of its open table. In
+    a private chat also the person's own, where the platform says none (Matrix): their time
+    zone's default follows it (``quiet_hours.zone_of``)."""
     if chat.kind == "group" and not user.is_admin:
         table_id = records.open_table(ctx.session, chat, ctx.thread)
         table = records.get_table(ctx.session, table_id)
         if table is None or table.opener_id != player.id:
             raise Refusal(tr(ctx.lang, "language_denied"))
     chat.language = code
+    if chat.kind == "private" and user.language is None:
+        player.language = code
     ctx.lang = code
     ctx.langs.pop((chat.platform, chat.external_id), None)  # (resolved anew)
     outgoing.say(ctx, chat, tr(code, "language_set"))

@@ -85,9 +85,14 @@ class Service(Reads, Ticking, Parts):
                 records.player_for(session, chat_ref.platform, user, chat_ref, now)
             lang = pick_language(chat.language, user.language if user else None,
                                  self.settings.default_language)
+            if player is not None and player.language is None and user is not None \
+                    and user.language is None:  # the platform says none (Matrix): this
+                player.language = lang  # chat's (the time zone of quiet hours follows it)
+            group = chat.kind == "group"
             ctx = self.ctx(session, chat_ref.platform, lang, now=now,
                            input_chat=chat_ref.external_id,
-                           thread=chat_ref.thread if chat.kind == "group" else None)
+                           thread=chat_ref.thread if group else None,
+                           thread_name=chat_ref.thread_name if group else None)
             if player is not None and chat.kind == "group":  # (private inputs: nothing)
                 records.note_member(session, chat, player, now)
                 if self.registry.bus.listens(PersonSeen):
@@ -129,8 +134,9 @@ class Service(Reads, Ticking, Parts):
                                       time.perf_counter() - started)
 
     def command(self, chat_ref: ChatRef, user: UserRef, name: str, args: str = "",
-                update_key: str | None = None) -> Outcome:
-        """A command by any of its names (``registry``), with the words after it."""
+                update_key: str | None = None, answer_to: str | None = None) -> Outcome:
+        """A command by any of its names (``registry``), with the words after it
+        (``answer_to``: its message, which the answers in its chat reply to)."""
         held = self._held(chat_ref, user, (chat_ref.external_id, name, args.strip()))
         if held is not None:
             return held
@@ -138,6 +144,7 @@ class Service(Reads, Ticking, Parts):
         words = args.strip()
 
         def work(ctx: Ctx, chat: Any, player: Any) -> Outcome:
+            ctx.answer_to = answer_to
             if declared is None:
                 return Outcome(tr(ctx.lang, "unknown_command"), ok=False)
             sub = self.registry.subcommand(declared.name, words)

@@ -149,10 +149,13 @@ def say(ctx: Ctx, chat: Chat, text: str, rows: Rows | None = None, slot: str | N
         repost: bool = False, fresh: bool = False, reply_to: str | None = None,
         thread: str | None = _HERE) -> None:
     """A message to a chat (``reply_to``: as the answer to that message), into ``thread``
-    (by default: an answer in the input's chat goes to the input's topic or thread). A
-    chat-wide slot (a menu, the rules) is one per topic or thread."""
+    (by default: an answer in the input's chat goes to the input's topic or thread, as a
+    reply to a command's message: ``Ctx.answer_to``). A chat-wide slot (a menu, the rules) is
+    one per topic or thread."""
     if thread == _HERE:
-        thread = ctx.thread if chat.external_id == ctx.input_chat else None
+        here = chat.external_id == ctx.input_chat
+        thread = ctx.thread if here else None
+        reply_to = reply_to or (ctx.answer_to if here else None)
     if thread is not None and slot is not None and not slot[1:].isdigit():
         slot = f"{slot}@{thread}"[:64]
     queue(ctx, chat.platform, chat.external_id, None, slot, repost, text, rows or [], fresh,
@@ -289,7 +292,7 @@ def emit(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel,
             continue  # out of the game: told at the round's end, not edited on every move
         plang = languages.person_language(ctx, chat.platform, player)
         pview = render_private(table, seats, model, seat, plang, single=False,
-                               where=chat.title or None)
+                               where=records.place_name(chat, table))
         queue(ctx, chat.platform, player.private_chat_id, table.id, f"h{table.id}",
               pview.repost and repost and _may_notify(ctx, table, player), pview.text,
               _with_app(ctx, chat, table, pview.rows, plang, True))
@@ -325,15 +328,24 @@ def table_link(ctx: Ctx, chat: Chat, table: GameTable) -> str | None:
     return None
 
 
+def table_place(ctx: Ctx, table: GameTable) -> str | None:
+    """Where a group table plays, named for its players outside the group: the group's name
+    and, when it plays in a topic or thread whose name is known, that name
+    (``records.place_name``); ``None`` for a private table. Every room names tables by it."""
+    return records.place_name(records.get_chat(ctx.session, table.chat_id), table)
+
+
 def linked_title(ctx: Ctx, chat: Chat, table: GameTable) -> str | None:
-    """The group's name, linked to its table message where the platform allows
-    (``[name](url)``: a text link on Telegram, a link to the room's event on Matrix)."""
-    if not chat.title:
+    """Where the table plays (``table_place``: the group, and its topic or thread), linked
+    to its table message where the platform allows (``[name](url)``: a text link on
+    Telegram, a link to the room's event on Matrix)."""
+    place = records.place_name(chat, table)
+    if not place:
         return None
     link = table_link(ctx, chat, table)
     if link is None:
-        return chat.title
-    name = chat.title.replace("[", "(").replace("]", ")")
+        return place
+    name = place.replace("[", "(").replace("]", ")")
     return f"[{name}]({link})"
 
 
@@ -353,7 +365,7 @@ def remind_privately(ctx: Ctx, table: GameTable, seats: list[Seat], seat: Seat,
     elif player.private_chat_id:
         lang = languages.person_language(ctx, chat.platform, player)
         view = render_private(table, seats, model, seat, lang, single=False,
-                              where=chat.title or None)
+                              where=records.place_name(chat, table))
         target, slot = player.private_chat_id, f"h{table.id}"
     else:
         return  # nowhere private to write: the group's mention must do
@@ -372,6 +384,6 @@ def tell_person(ctx: Ctx, table: GameTable, player: Player | None, key: str,
         return
     lang = languages.language(ctx, chat) if table.is_private else \
         languages.person_language(ctx, chat.platform, player)
-    where = chat.title if not table.is_private and chat.title else "–"
+    where = records.place_name(chat, table) or "–"
     queue(ctx, chat.platform, target, table.id, None, False,
           tr(lang, key, game=game_name(table, lang), group=where, **values), [])

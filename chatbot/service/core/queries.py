@@ -34,7 +34,7 @@ class TableInfo:
 
     game: str
     fsm_state: str
-    group: str | None  # the group chat's name for a group table, else None
+    group: str | None  # where a group table plays (``records.place_name``), else None
     on_turn: str | None  # the platform's id of the person on turn, if a person is
 
 
@@ -154,7 +154,7 @@ class Queries:
             lang = pick_language(chosen, (player.language if player else None) or user_lang,
                                  default_language)
             chat = records.get_chat(session, table.chat_id)
-            where = chat.title if chat is not None and not table.is_private else None
+            where = records.place_name(chat, table)
             following = None
             if player is not None and table.fsm_state in _ENDED:
                 following = session.exec(  # a rematch in the same chat the person sits at
@@ -174,7 +174,7 @@ class Queries:
                 return None
             seats = records.seats(session, table)
             chat = records.get_chat(session, table.chat_id)
-            where = chat.title if chat is not None and not table.is_private else None
+            where = records.place_name(chat, table)
             following: dict[int, int] = {}
             people = [s.player_id for s in seats if s.player_id is not None]
             if table.fsm_state in _ENDED and people:
@@ -221,7 +221,8 @@ class Queries:
                 person = records.get_player(session, seat.player_id) \
                     if seat is not None and not seat.is_cpu else None
                 on_turn = person.external_id if person is not None else None
-            group = (chat.title or "") if chat is not None and chat.kind == "group" else None
+            group = (records.place_name(chat, table) or "") if chat is not None \
+                and chat.kind == "group" else None
             return TableInfo(table.game, table.fsm_state, group, on_turn)
 
     def running_group_table(self, platform: str, user_id: str) -> tuple[int, str] | None:

@@ -5,7 +5,8 @@ Europe/Berlin), daylight-saving changes included (``zoneinfo``). Pure: no databa
 from __future__ import annotations
 
 from datetime import UTC, datetime, time, timedelta
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from functools import cache
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from storage.models import Player
 
@@ -20,15 +21,40 @@ ZONES = ("Europe/Berlin", "Europe/Vienna", "Europe/Zurich", "Europe/London", "Eu
          "America/New_York", "America/Los_Angeles", "Asia/Tokyo", "UTC")
 # quiet hours offered in /reminders: (from, to) in minutes after local midnight; (0, 0): none
 QUIET_CHOICES = ((23 * 60, 8 * 60), (22 * 60, 7 * 60), (0, 9 * 60), (21 * 60, 9 * 60), (0, 0))
+# cities as German speakers type them (else a zone's own city, in English)
+_CITIES = {"wien": "Europe/Vienna", "zürich": "Europe/Zurich", "zuerich": "Europe/Zurich",
+           "lissabon": "Europe/Lisbon", "tokio": "Asia/Tokyo", "neu york": "America/New_York"}
 
 
 def zone_of(player: Player, lang: str | None = None) -> ZoneInfo:
-    """The person's time zone: their choice, else their language's, else UTC."""
-    name = player.time_zone or LANGUAGE_ZONES.get((lang or player.language or "")[:2], "UTC")
+    """The person's time zone: their choice, else their language's (else ``lang``'s: the
+    chat's), else UTC."""
+    name = player.time_zone or LANGUAGE_ZONES.get((player.language or lang or "")[:2], "UTC")
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
         return ZoneInfo("UTC")
+
+
+@cache
+def _zone_names() -> dict[str, str]:
+    """Every time zone by its name and its city, folded (``europe/vienna``, ``vienna``,
+    ``new york``)."""
+    zones = sorted(z for z in available_timezones()
+                   if not z.startswith(("posix/", "right/")) and z not in ("localtime", "Factory"))
+    names = {z.casefold(): z for z in zones}
+    for z in zones:
+        city = z.rpartition("/")[2].casefold()
+        names.setdefault(city, z)
+        names.setdefault(city.replace("_", " "), z)
+    return {**names, **_CITIES}
+
+
+def zone_named(text: str) -> str | None:
+    """A time zone as people type it: its name (``Europe/Vienna``, any case) or its city
+    (``Vienna``, ``Wien``, ``new york``); ``None`` for anything else."""
+    folded = " ".join(text.split()).casefold()
+    return _zone_names().get(folded) or _zone_names().get(folded.replace(" ", "_"))
 
 
 def _local(player: Player, when: datetime) -> datetime:

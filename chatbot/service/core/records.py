@@ -182,6 +182,17 @@ def get_player(session: Session, player_id: int | None) -> Player | None:
     return None if player_id is None else session.get(Player, player_id)
 
 
+def place_name(chat: Chat | None, table: GameTable) -> str | None:
+    """Where a group table plays, as its players read it outside the group: the group's
+    name, and the name of the topic or thread it plays in when one is known
+    (``Stammtisch › Schwimmen am Montag?``: two tables in two threads of one room are told
+    apart); ``None`` for a private table or a chat without a name."""
+    if table.is_private or chat is None:
+        return None
+    thread = (table.options or {}).get("thread_name") if table.thread_id else None
+    return " › ".join(p for p in (chat.title, thread) if p) or None
+
+
 def chat_language(session: Session, platform: str, external_id: str) -> str | None:
     """The language a chat chose (``/language``), if it chose one."""
     return session.exec(select(Chat.language).where(Chat.platform == platform,

@@ -33,8 +33,12 @@ def new_table(ctx: Ctx, chat: Chat, player: Player, game_id: str, *, private: bo
     """A new table in its lobby (with its id: buttons and slots carry it). ``turn_timeout``:
     its turn clock in seconds (else none privately, the setting's in groups); a group table
     lives in ``thread`` if given, else in the topic or thread the input came from; ``seed``:
-    the deal's (else a random one)."""
-    opts = TableOptions.from_json({**presenter(game_id).DEFAULT_TABLE_OPTIONS,
+    the deal's (else a random one). A table in the input's own topic or thread keeps that
+    one's name, if the adapter knows it (``Ctx.thread_name``: ``records.place_name``)."""
+    thread = None if private else thread if thread is not None else ctx.thread
+    named = {"thread_name": ctx.thread_name} if thread is not None and thread == ctx.thread \
+        and ctx.thread_name else {}
+    opts = TableOptions.from_json({**presenter(game_id).DEFAULT_TABLE_OPTIONS, **named,
                                    **(options or {})}, strict=True)
     table = GameTable(
         chat_id=chat.id, game=game_id, options=opts.to_json(), fsm_state=fsm.LOBBY,  # type: ignore[arg-type]

@@ -61,6 +61,10 @@ class Ctx:
     # that chat go to that topic; a table's messages go to the table's own)
     input_chat: str | None = None
     thread: str | None = None
+    thread_name: str | None = None  # that topic's or thread's name, if the adapter knows it
+    # the input's message as an answer names it (``"<id>"`` or ``"<thread root> <id>"``): a
+    # command's answers in its chat reply to it (``outgoing.say``); ``None``: no reply
+    answer_to: str | None = None
     # what a button's ``think`` thought before the input's transaction, outside it (a ⏩
     # skip's play-out, the coach's advice); ``None``: nothing was (the handler thinks itself)
     plan: Any = None

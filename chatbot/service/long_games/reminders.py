@@ -1,6 +1,7 @@
 """``/reminders`` (``/erinnerungen``): a person's turn reminders, in their private chat —
-on, only the last one, off; their quiet hours; their time zone (``core.quiet_hours`` says what
-they mean for the turn clock)."""
+on, only the last one, off; their quiet hours; their time zone, by a button or typed
+(``/reminders zone Europe/Vienna``: any time zone by its name or city; ``core.quiet_hours``
+says what they mean for the turn clock)."""
 
 from __future__ import annotations
 
@@ -23,13 +24,25 @@ register({
     "rem.quiet": N_("{start}–{end}"),
     "rem.no_quiet": N_("none"),
     "rem.saved": N_("Saved."),
+    "rem.zone_bad": N_("I don't know the time zone “{zone}”. Examples: /reminders zone "
+                       "Europe/Vienna · /reminders zone London · /reminders zone New York"),
 })
+ZONE_WORDS = ("zone", "zeitzone", "timezone", "tz")
 SETTING_KEYS = {quiet_hours.ON: "rem.on", quiet_hours.LAST: "rem.last",
                 quiet_hours.OFF: "rem.off"}
 
 
 def reminders(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outcome:
-    """``/reminders``: the person's settings, as buttons that change them."""
+    """``/reminders``: the person's settings, as buttons that change them;
+    ``/reminders zone <zone>``: their time zone (then the settings as they are now)."""
+    word, _, rest = args.strip().partition(" ")
+    if word.casefold() in ZONE_WORDS and rest.strip():
+        zone = quiet_hours.zone_named(rest)
+        if zone is None:
+            raise Refusal(tr(ctx.lang, "rem.zone_bad", zone=rest.strip()[:40]), alert=False)
+        player.time_zone = zone
+        _show_settings(ctx, chat, player, fresh=True)
+        return Outcome(tr(ctx.lang, "rem.saved"))
     _show_settings(ctx, chat, player, fresh=True)
     return Outcome(None)
 

@@ -92,8 +92,7 @@ def games(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Out
 def _where(ctx: Ctx, table: GameTable) -> str:
     if table.is_private:
         return tr(ctx.lang, "games.private")
-    chat = records.get_chat(ctx.session, table.chat_id)
-    return (chat.title if chat is not None and chat.title else "?")
+    return outgoing.table_place(ctx, table) or "?"
 
 
 def show(ctx: Ctx, chat: Chat, player: Player, arg: str) -> Outcome:

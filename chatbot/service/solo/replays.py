@@ -114,7 +114,8 @@ def load(session: Session, table: GameTable, player: Player | None,
     rounds = replay(table.game, len(seats), dict(options_of(table).engine), table.seed,
                     codes, until) if table.state_json and table.fsm_state != fsm.LOBBY else []
     chat = records.get_chat(session, table.chat_id)
-    where = (chat.title or "?") if chat is not None and not table.is_private else None
+    where = (records.place_name(chat, table) or "?") if chat is not None \
+        and not table.is_private else None
     return Replayed(table, seats, rounds, where, mine)
 
 
