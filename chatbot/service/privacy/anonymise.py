@@ -3,14 +3,15 @@ what other people's results and stats need is kept without their name.
 
 Deleted: the groups they were seen in (``chat_member``), their stats rows and ratings
 (``stat_entry``, ``rating``; the stats room first reads every stored result, so that the
-others' ratings were computed with them: the hook ``person.catch_up``), ``stats_hidden``, their
-evening answers, their daily-deal tries, everything the outbox holds for their private chat
+others' ratings were computed with them: the hook ``person.catch_up``), their evening answers, their daily-deal tries, everything the outbox holds for their private chat
 (sent or not), its message slots and send window, and what an adapter kept under their id
 (``key_value``: a Matrix room's inviter).
 
 Anonymised: the person row stays as a placeholder that finished games and evenings point at
 (name ``—``, no username, language or settings, no private chat, the platform id replaced by
-a random token: someone who writes again is a new person); their seats at finished tables and
+a random token: someone who writes again is a new person); a ``stats_hidden`` row stays with
+it (the placeholder's id and a date: lists that left them out leave the placeholder out, so
+the others' places there do not move); their seats at finished tables and
 the standings of those results show ``—``; their private chat's row keeps no id, title or
 language (its finished private tables stay with it); the texts the outbox still holds for
 other chats (sent and pending: table views, evening lists, the Deckel's lines) show ``—``
@@ -46,7 +47,6 @@ from storage.models import (
     Result,
     Seat,
     StatEntry,
-    StatsHidden,
 )
 
 from ...i18n import N_, register
@@ -73,7 +73,7 @@ def forget(ctx: Ctx, player: Player) -> None:
     _anonymise_seats(session, player)
     session.flush()
     pid = player.id
-    for model in (ChatMember, StatEntry, Rating, StatsHidden, EveningAnswer, DailyEntry):
+    for model in (ChatMember, StatEntry, Rating, EveningAnswer, DailyEntry):
         session.execute(delete(model).where(model.player_id == pid))  # type: ignore[attr-defined]
     session.execute(delete(KeyValue).where(KeyValue.value == player.external_id))
     _forget_private_chat(ctx, player)
