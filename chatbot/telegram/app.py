@@ -49,7 +49,8 @@ from .polling import ConfirmingBot
 from .presses import PressBatch
 from .rights import ChatAdmins
 from .sender import OutboxSender, TelegramTransport
-from .updates import PLATFORM, migration, newest, refs, too_old, topic_of
+from .topics import ForumTopics
+from .updates import PLATFORM, migration, newest, refs, too_old, topic_name, topic_of
 
 log = logging.getLogger(__name__)
 NEWEST_KEY = "telegram:newest_update"  # key_value: the newest update id fetched, and when
@@ -96,6 +97,7 @@ class TelegramBot:
         app.add_handler(CommandHandler(command_names(service), self.on_command))
         app.add_handler(CallbackQueryHandler(self.on_press))
         app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, self.on_migrate))
+        app.add_handlers(ForumTopics(service, self.transport, self._db).handlers())
         app.add_handler(MessageHandler(filters.COMMAND, self.on_unknown_command))
         app.add_handler(MessageHandler(filters.TEXT & filters.ChatType.PRIVATE, self.on_text))
         app.add_error_handler(self.on_error)
@@ -246,7 +248,8 @@ class TelegramBot:
         chat_ref, user_ref = refs(chat.id, chat.type, chat.title, user.id, user.first_name,
                                   user.last_name, user.username, user.language_code, is_admin)
         thread = topic_of(bool(chat.is_forum), update.effective_message)
-        return (replace(chat_ref, thread=thread) if thread else chat_ref), user_ref
+        return (replace(chat_ref, thread=thread, thread_name=topic_name(
+            update.effective_message)) if thread else chat_ref), user_ref
 
     async def _is_admin(self, update: Update) -> bool:
         """Whether the person administers the group (``ChatAdmins``: asked on every use,

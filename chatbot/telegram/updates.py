@@ -1,5 +1,5 @@
 """What the Telegram adapter reads off an update: who wrote where (``refs``, the forum topic:
-``topic_of``), a group's move to a new id (``migration``), and whether a press is older than
+``topic_of``, its name: ``topic_name``), a group's move to a new id (``migration``), and whether a press is older than
 Telegram's answer window (``too_old``)."""
 
 from __future__ import annotations
@@ -53,6 +53,20 @@ def migration(message: Any) -> tuple[str, str] | None:
     if getattr(message, "migrate_from_chat_id", None):
         return str(message.migrate_from_chat_id), str(message.chat.id)
     return None
+
+
+def topic_name(message: Any) -> str | None:
+    """A forum topic's name where a message says it: its creation or renaming (the service
+    messages), or the creation message that a message in the topic answers (as every one
+    does that answers no other); ``None`` otherwise."""
+    if message is None:
+        return None
+    for said in (message, getattr(message, "reply_to_message", None)):
+        created = getattr(said, "forum_topic_created", None) if said is not None else None
+        if created is not None and created.name:
+            return str(created.name)[:128]
+    edited = getattr(message, "forum_topic_edited", None)
+    return str(edited.name)[:128] if edited is not None and edited.name else None
 
 
 def refs(chat_id: int, chat_type: str | None, title: str | None, user_id: int,

@@ -12,12 +12,24 @@ import pytest
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from storage.models import GameTable
+from storage.models import GameTable, Outbox, Player
 from tests.chatbot.evenings import answer, current, evening_buttons, step
-from tests.chatbot.long_games import ALICE, BOB, DAY0, GROUP, berlin, long_table
+from tests.chatbot.long_games import (
+    ALICE,
+    BOB,
+    DAY0,
+    GROUP,
+    berlin,
+    fire_next,
+    long_table,
+    mark,
+    notifying,
+    rows_to,
+)
 from tests.chatbot.service.harness import (
     CAROL,
     Harness,
+    P,
     assert_brief_refusal,
     private,
     until_a_turn_in_group,
@@ -33,7 +45,9 @@ def h(db_engine: Engine) -> Harness:
 
 
 def topic_table(h: Harness, chat=TOPIC, people=(ALICE, BOB), clock: str = "12h") -> int:
-    """A running group table with ``clock`` in ``chat`` (a topic), of ``people``."""
+    """A running group table with ``clock`` in ``chat`` (a topic), of ``people`` (opened
+    Monday 10:00 in Berlin, or now if later)."""
+    h.clock.set(berlin(0, 10))
     for user in people:
         assert h.command(private(user), user, "start").ok
     out = h.command(chat, people[0], "new", f"schwimmen clock={clock}")
@@ -97,3 +111,90 @@ def test_the_evenings_pick_opens_no_second_table_in_a_busy_topic(h: Harness) -> 
     opened = h.press(GROUP, BOB, pick)
     assert opened.ok and opened.table_id
     assert h.table(opened.table_id).thread_id is None
+
+
+MONDAY = replace(GROUP, thread="17", thread_name="Montagsrunde")
+UNNAMED = replace(GROUP, thread="18")  # a topic whose name the platform did not say
+PEOPLE = {u.external_id: u for u in (ALICE, BOB, CAROL)}
+
+
+def _on_turn(h: Harness, table_id: int):
+    seat_no = until_a_turn_in_group(h, table_id)
+    seat = next(s for s in h.seats(table_id) if s.seat_no == seat_no)
+    with Session(h.engine) as session:
+        person = session.get(Player, seat.player_id)
+        assert person is not None
+        return PEOPLE[person.external_id]
+
+
+def _reminded(h: Harness, table_id: int, before: int) -> list[str]:
+    """Fire the table's next deadline: the first lines of what its people got privately."""
+    fire_next(h, table_id)
+    return [r.text.split("\n")[0] for user in PEOPLE.values()
+            for r in notifying(rows_to(h, private(user), before)) if r.table_id == table_id]
+
+
+def test_a_private_reminder_names_the_group_and_the_topic(h: Harness) -> None:
+    """Alice sits at two tables of one forum: what she is sent privately tells them apart by
+    the topic's name (or, where the platform never said it, its number)."""
+    monday = topic_table(h, MONDAY, (ALICE, BOB))
+    other = topic_table(h, UNNAMED, (ALICE, CAROL))
+    for table_id in (monday, other):
+        _on_turn(h, table_id)
+    views = [m.text.split("\n")[0] for m in h.messages(private(ALICE))
+             if m.text.startswith("🃏")]
+    assert any(v.endswith(" · Stammtisch › Montagsrunde") for v in views), views
+    assert any(v.endswith(" · Stammtisch › #18") for v in views), views
+    before = mark(h)
+    assert _reminded(h, monday, before) == [
+        "⏰ Du bist am Zug bei Schwimmen in „Stammtisch › Montagsrunde“ – noch 3 Std."]
+    assert _reminded(h, other, before) == [
+        "⏰ Du bist am Zug bei Schwimmen in „Stammtisch › #18“ – noch 3 Std."]
+    # the turn runs out: told where
+    person = _on_turn(h, monday)
+    before = mark(h)
+    assert fire_next(h, monday) == "timeout"
+    told = [r.text for r in rows_to(h, private(person), before) if r.slot is None]
+    assert told == ["⌛ Deine Zeit bei Schwimmen in „Stammtisch › Montagsrunde“ ist "
+                    "abgelaufen – eine Vertretung hat deinen Zug gespielt."]
+    # /games names both
+    assert h.command(private(ALICE), ALICE, "games").ok
+    listed = h.messages(private(ALICE))[-1].text
+    assert "Stammtisch › Montagsrunde" in listed and "Stammtisch › #18" in listed
+
+
+def test_a_renamed_topic_is_named_anew_and_in_english(h: Harness) -> None:
+    english = replace(ALICE, language="en")
+    h.command(private(english), english, "language", "en")
+    monday = topic_table(h, MONDAY, (english, BOB))
+    h.service.thread_named(replace(MONDAY, thread_name="Dienstagsrunde"), "u-renamed")
+    h.service.thread_named(replace(GROUP, thread="99", thread_name="leer"), "u-empty")
+    assert h.table(monday).options["thread_name"] == "Dienstagsrunde"
+    while _on_turn(h, monday) != ALICE:  # (until it is Alice's turn)
+        fire_next(h, monday)
+        fire_next(h, monday)
+    before = mark(h)
+    said = _reminded(h, monday, before)
+    assert len(said) == 1 and said[0].startswith(
+        "⏰ Your turn at Schwimmen (31) in Stammtisch › Dienstagsrunde – ") \
+        and said[0].endswith(" left."), said
+
+
+def test_a_closed_topic_ends_its_table_and_tells_its_players(h: Harness) -> None:
+    monday = topic_table(h, MONDAY, (ALICE, BOB))
+    general = long_table(h, at=berlin(0, 13))
+    h.service.reply(MONDAY, "noch nicht gesendet")
+    assert h.service.thread_gone(P, GROUP.external_id, "17", closed=True) == [monday]
+    assert h.table(monday).fsm_state == "abandoned" and h.table(monday).next_deadline is None
+    assert h.table(general).fsm_state != "abandoned"
+    told = ("🚪 Dein Tisch Schwimmen in „Stammtisch › Montagsrunde“ ist beendet: sein Thema "
+            "wurde geschlossen.")
+    for user in (ALICE, BOB):
+        assert [m.text for m in h.messages(private(user))].count(told) == 1
+    with Session(h.engine) as session:
+        pending = session.exec(select(Outbox).where(Outbox.thread == "17",
+                                                    Outbox.status == "pending")).all()
+    assert not pending
+    h.command(private(BOB), BOB, "games")
+    listed = h.messages(private(BOB))[-1].text
+    assert "Montagsrunde" not in listed and "Stammtisch ·" in listed  # the General's only

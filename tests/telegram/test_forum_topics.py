@@ -1,8 +1,9 @@
 """Forum supergroups end to end (the bot process against the fake Bot API): a table belongs to
 its chat and topic. Two topics run two tables, every call of a table carrying its topic's
 ``message_thread_id``; the General topic and an ordinary supergroup get none (not even when
-the update carried a reply chain's thread id); a closed or deleted topic ends its table
-(abandoned, its players told privately) without a retry loop; a message answering the topic's
+the update carried a reply chain's thread id); a topic a person closes ends its table at once
+(Telegram's service message), a deleted one at the first send refused there (abandoned, its
+players told privately, naming the topic) without a retry loop; a message answering the topic's
 creation message is no message to the bot. Texts in German and English."""
 
 from __future__ import annotations
@@ -51,13 +52,13 @@ def _tap(fake: FakeBotApi, chat: int, user: int, message_id: int, data: str,
 
 def _open(fake: FakeBotApi, chat: int, names: dict[int, str], langs: dict[int, str],
           topic: int | None = None, reply_to: int | None = None,
-          greeted: bool = False) -> GroupGame:
-    """``/new schwimmen`` in a chat's topic by the first person, the second joins, the opener
-    starts: the running ``GroupGame``."""
+          greeted: bool = False, words: str = "schwimmen") -> GroupGame:
+    """``/new schwimmen`` (or ``/new <words>``) in a chat's topic by the first person, the
+    second joins, the opener starts: the running ``GroupGame``."""
     opener, other = list(names)
     for u in names if not greeted else ():
         _hello(fake, u, names[u], langs[u])
-    fake.send_text(chat, opener, "/new schwimmen", user_first_name=names[opener],
+    fake.send_text(chat, opener, f"/new {words}", user_first_name=names[opener],
                    language_code=langs[opener], topic=topic, reply_to_message_id=reply_to)
     lobby = fake.wait_for(lambda: next(
         (m for m in fake.messages(chat) if "join" in codes(m)
@@ -182,14 +183,16 @@ def _end_topic(fake: FakeBotApi, db: Db, game: GroupGame, how: str, topic: int) 
 
 
 @pytest.mark.parametrize("how,lang,told", [
-    ("close", "de", "🚪 Das Thema in „Stammtisch Test 1001000000777“, in dem dein Tisch "
-                    "Schwimmen lief, wurde geschlossen oder gelöscht: der Tisch ist beendet."),
-    ("delete", "en", "🚪 The topic of your Schwimmen (31) table in Stammtisch Test 1001000000777 "
-                     "was closed or deleted: the table has ended."),
+    ("close", "de", "🚪 Dein Tisch Schwimmen in „Stammtisch Test 1001000000777 › Runde“ ist "
+                    "beendet: sein Thema wurde geschlossen oder gelöscht."),
+    ("delete", "en", "🚪 Your Schwimmen (31) table in Stammtisch Test 1001000000777 › Runde has "
+                     "ended: its topic was closed or deleted."),
 ])
 def test_a_closed_or_deleted_topic_ends_its_table(
         fake: FakeBotApi, sqlite_url: str, start_bot: Callable[..., BotProcess],
         db_reader: Callable[[str], Db], how: str, lang: str, told: str) -> None:
+    """A topic that is deleted (Telegram says nothing), or closed without a service message
+    the bot received: the next send into it is refused and ends its table."""
     start_bot(sqlite_url, TURN_TIMEOUT=120)
     fake.make_forum(FORUM)
     topic = fake.create_topic(FORUM, "Runde", user_id=621)
@@ -230,3 +233,54 @@ def test_a_message_answering_the_topics_creation_is_not_for_the_bot(
     forum_calls: list[Any] = [c for c in fake.calls("sendMessage", since=since)
                               if int(c["params"]["chat_id"]) == FORUM]
     assert forum_calls == [help_call]  # the greeting in the topic was not answered
+
+
+def _to_topic(fake: FakeBotApi, chat: int, topic: int, since: int) -> list[dict]:
+    """The calls since ``since`` that sent into the topic or changed a message in it."""
+    in_topic = {m["message_id"] for m in fake.messages(chat) if m["message_thread_id"] == topic}
+    return [c for c in fake.calls(since=since) if str(c["params"].get("chat_id")) == str(chat)
+            and (_thread(c) == topic or int(c["params"].get("message_id") or 0) in in_topic)]
+
+
+@pytest.mark.parametrize("lang,told,none", [
+    ("de", "🚪 Dein Tisch Schwimmen in „Stammtisch Test 1001000000777 › Montagsrunde“ ist "
+           "beendet: sein Thema wurde geschlossen.", "Du sitzt an keinem laufenden Tisch."),
+    ("en", "🚪 Your Schwimmen (31) table in Stammtisch Test 1001000000777 › Montagsrunde has "
+           "ended: its topic was closed.", "You are not at any running table."),
+])
+def test_a_topic_closed_by_a_person_ends_its_table_at_once(
+        fake: FakeBotApi, sqlite_url: str, start_bot: Callable[..., BotProcess],
+        db_reader: Callable[[str], Db], lang: str, told: str, none: str) -> None:
+    """A day-long table in a topic an administrator closes: Telegram's service message ends
+    it at once (no send into the closed topic is tried, the table message is not edited
+    again), its players are told privately with the topic's name, /games lists it no more;
+    the topic reopened takes a new table."""
+    start_bot(sqlite_url, TURN_TIMEOUT=120)
+    fake.make_forum(FORUM)
+    topic = fake.create_topic(FORUM, "Montagsrunde", user_id=641)
+    names = {641: "Ida", 642: "Jan"}
+    game = _open(fake, FORUM, names, dict.fromkeys(names, lang), topic,
+                 words="schwimmen clock=24h")
+    db = db_reader(sqlite_url)
+    for user in names:  # the private view names the group and the topic
+        fake.wait_for(lambda u=user: any("Stammtisch Test 1001000000777 › Montagsrunde" in (
+            m["text"] or "") for m in fake.messages(u)), WAIT, message="the topic named")
+    since = fake.last_seq()
+    fake.close_topic(FORUM, topic, user_id=641)
+    fake.wait_for(lambda: db.table(game.table_id)["fsm_state"] == "abandoned", WAIT,
+                  message="the table ended by the closing")
+    for user in names:
+        fake.wait_for(lambda u=user: any(told == m["text"] for m in fake.messages(u)),
+                      WAIT, message=f"{names[user]} told")
+    fake.send_text(642, 642, "/games", language_code=lang)
+    fake.wait_for(lambda: any(none in (m["text"] or "") for m in fake.messages(642)), WAIT,
+                  message="/games without the table")
+    time.sleep(0.5)
+    assert _to_topic(fake, FORUM, topic, since) == [], fake.summary()
+    assert not db.rows("SELECT id FROM outbox WHERE thread = :t AND status = 'pending'",
+                       t=str(topic))
+    # reopened: a new table opens there as usual
+    fake.reopen_topic(FORUM, topic, user_id=641)
+    again = _open(fake, FORUM, names, dict.fromkeys(names, lang), topic, greeted=True)
+    assert again.table_id != game.table_id
+    assert db.table(again.table_id)["thread_id"] == str(topic)

@@ -290,10 +290,12 @@ class Service(Reads, Ticking, Parts):
         self.notify(ctx)
         return people
 
-    def thread_gone(self, platform: str, chat_external_id: str, thread: str) -> list[int]:
+    def thread_gone(self, platform: str, chat_external_id: str, thread: str,
+                    closed: bool = False) -> list[int]:
         """A chat's topic or thread takes no more messages (a Telegram forum topic closed or
-        deleted): its open tables end (abandoned; their players are told privately) and what
-        was still to go there is dropped - nothing is tried again. Returns the ended tables."""
+        deleted; ``closed``: known to be closed, from Telegram's service message): its open
+        tables end (abandoned; their players are told privately) and what was still to go
+        there is dropped - nothing is tried again. Returns the ended tables."""
         with self.tx.tx() as session:
             chat = session.exec(select(Chat).where(
                 Chat.platform == platform, Chat.external_id == chat_external_id)).first()
@@ -302,13 +304,24 @@ class Service(Reads, Ticking, Parts):
             ctx = self.ctx(session, platform, languages.language_of(chat, self.settings))
             ended = []
             for table in records.open_tables_in(session, chat, thread):
-                play.thread_gone(ctx, table)
+                play.thread_gone(ctx, table, closed)
                 ended.append(table.id)
             dropped = outgoing.drop_thread(ctx, chat, thread)
         log.info("%s %s: thread %s gone; tables %s ended, %d messages dropped", platform,
                  chat_external_id, thread, ended, dropped)
         self.notify(ctx)
         return ended  # type: ignore[return-value]
+
+    def thread_named(self, chat_ref: ChatRef, update_key: str | None = None) -> None:
+        """A chat's topic or thread was named or renamed (``chat_ref.thread_name``; a Telegram
+        forum topic's service message): its open tables are named by it from now on."""
+        def work(ctx: Ctx, chat: Any, player: Any) -> Outcome:
+            for table in records.open_tables_in(ctx.session, chat, chat_ref.thread or ""):
+                records.set_options(table, records.options(table).but(
+                    thread_name=chat_ref.thread_name))
+            return Outcome(None)
+        if chat_ref.thread and chat_ref.thread_name:
+            self._run(chat_ref, None, update_key, work, Outcome(None))
 
     # ------------------------------------------------------------------ after a commit
     def notify(self, ctx: Ctx | None) -> None:

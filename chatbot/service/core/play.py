@@ -27,8 +27,9 @@ register({
     "clock.you_are_away": N_(
         "💤 You missed two turns in a row at {game} in {group}: the CPU plays for you now. "
         "Tap “I'm back” under the table to play your own turns again."),
-    "thread_gone": N_("🚪 The topic of your {game} table in {group} was closed or deleted: "
-                      "the table has ended."),
+    "thread_gone": N_("🚪 Your {game} table in {group} has ended: its topic was closed or "
+                      "deleted."),
+    "thread_closed": N_("🚪 Your {game} table in {group} has ended: its topic was closed."),
 })
 log = logging.getLogger(__name__)
 CHAIN_LIMIT = 12  # CPU moves one input plays on at most; the deadline path does the rest
@@ -196,13 +197,14 @@ def _stop(ctx: Ctx, table: GameTable, group: bool) -> list[Seat]:
     return seats
 
 
-def thread_gone(ctx: Ctx, table: GameTable) -> None:
-    """The table's topic was closed or deleted: the table ends (abandoned) without a word
-    to the topic (it takes none), and each seated person is told privately."""
+def thread_gone(ctx: Ctx, table: GameTable, closed: bool = False) -> None:
+    """The table's topic was closed or deleted (``closed``: known to be closed): the table
+    ends (abandoned) without a word to the topic (it takes none), and each seated person is
+    told privately."""
     for seat in _stop(ctx, table, group=False):
         if seat.player_id is not None and not seat.is_cpu:
             outgoing.tell_person(ctx, table, records.get_player(ctx.session, seat.player_id),
-                                 "thread_gone")
+                                 "thread_closed" if closed else "thread_gone")
     ctx.publish(TableClosed(table, "abandoned"))
 
 

@@ -190,6 +190,8 @@ def place_name(chat: Chat | None, table: GameTable) -> str | None:
     if table.is_private or chat is None:
         return None
     thread = (table.options or {}).get("thread_name") if table.thread_id else None
+    if not thread and table.thread_id and table.thread_id.isdigit():
+        thread = f"#{table.thread_id}"  # (a Telegram forum topic never named to us: its id)
     return " › ".join(p for p in (chat.title, thread) if p) or None
 
 

@@ -81,8 +81,8 @@ def test_a_thread_that_takes_no_more_messages_ends_its_tables(h: Harness) -> Non
     assert h.table(other).fsm_state == "lobby"
     assert not [r for r in _rows(h, thread="17") if r.status == "pending"]
     assert [r.status for r in _rows(h, text="noch nicht gesendet")] == ["dropped"]
-    told = "🚪 Das Thema in „Stammtisch“, in dem dein Tisch Schwimmen lief, wurde " \
-           "geschlossen oder gelöscht: der Tisch ist beendet."
+    told = "🚪 Dein Tisch Schwimmen in „Stammtisch › #17“ ist beendet: sein Thema wurde " \
+           "geschlossen oder gelöscht."
     for user in (ALICE, BOB):
         assert told in [m.text for m in h.messages(private(user))]
     # nothing more was queued for the gone thread; told once
