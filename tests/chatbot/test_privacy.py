@@ -16,6 +16,8 @@ from sqlalchemy.engine import Engine
 
 from chatbot.console.app import CHAT, ConsoleGame
 from chatbot.service import ChatRef
+from chatbot.service.privacy.anonymise import scrubber
+from storage.models import Player
 from tests.chatbot.evenings import berlin
 from tests.chatbot.privacy_world import (
     NEEDLES,
@@ -228,3 +230,14 @@ def test_the_terminal_saves_the_file_and_says_where(sqlite_engine: Engine,
     saved = tmp_path / f"stammtisch-meine-daten-{day}.json"
     assert f"📄 {saved.name} gespeichert unter {saved}" in out.getvalue()
     assert json.loads(saved.read_text(encoding="utf-8"))["person"]["platform"] == "console"
+
+
+def test_stored_texts_lose_whole_names_and_mentions_only() -> None:
+    """A forgotten "Ann" leaves "Anna" alone; her mention links, @username and id go."""
+    ann = Player(platform="telegram", external_id="4711", name="Ann", username="ann_x",
+                 created_at=berlin(0, 9))
+    _needles, pattern = scrubber(ann, {"Ann", "Ann B."})
+    text = ("⏰ [Ann](tg://user?id=4711), du bist dran · Anna 3 · Ann B. 2 · @ann_x · "
+            "Ann's turn · Punkte 47110")
+    assert pattern.sub("—", text) == (
+        "⏰ —, du bist dran · Anna 3 · — 2 · — · —'s turn · Punkte 47110")

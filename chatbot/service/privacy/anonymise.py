@@ -163,7 +163,7 @@ def _forget_private_chat(ctx: Ctx, player: Player) -> None:
 def scrubber(player: Player, names: set[str]) -> tuple[list[str], re.Pattern[str]]:
     """What to look for in stored texts (the person's names, username and platform id) and
     the pattern that finds each mention of them: a mention link first, then ``@username``,
-    the id, each name (longest first; a name under three letters only as a whole word)."""
+    the id, each name (longest first), each as a whole word ("Ann" forgotten, "Anna" stays)."""
     ident = re.escape(player.external_id)
     parts = [rf"\[[^\[\]]*\]\((?:tg://user\?id=|https://matrix\.to/#/){ident}\)"]
     needles = [player.external_id, *sorted(names, key=len, reverse=True)]
@@ -171,9 +171,8 @@ def scrubber(player: Player, names: set[str]) -> tuple[list[str], re.Pattern[str
         parts.append("@" + re.escape(player.username) + r"(?![\w])")
         needles.append(player.username)
     parts.append(rf"(?<![\w]){ident}(?![\w])")
-    for name in sorted(names, key=len, reverse=True):
-        word = re.escape(name)
-        parts.append(word if len(name) >= 3 else rf"(?<![\w]){word}(?![\w])")
+    parts += [rf"(?<![\w]){re.escape(name)}(?![\w])"
+              for name in sorted(names, key=len, reverse=True)]
     return needles, re.compile("|".join(parts))
 
 
