@@ -80,8 +80,9 @@ def _lines(rows: list) -> str:
         when = f"{DAYS[local.weekday()]} {local:%H:%M}"
         edit = r.slot is not None and re.fullmatch(r"ev\d+", r.slot) and not r.fresh
         lines = r.text.split("\n")
-        if edit:  # an answer: the announcement edited, its "coming" line
-            lines = ["(bearbeitet) " + next(x for x in lines if x.startswith("✅"))]
+        if edit:  # the announcement edited: its "coming" line, and a note such as "(läuft)"
+            note = f" {lines[-1]}" if lines[-1].startswith("(") else ""
+            lines = ["(bearbeitet) " + next(x for x in lines if x.startswith("✅")) + note]
         head = f"{when}  {names[r.chat_external_id]:13s} "
         out.append(head + lines[0])
         out += [" " * len(head) + line for line in lines[1:] if line]

@@ -180,9 +180,11 @@ def test_stats_and_top_match_the_hand_computation(db_engine: Engine) -> None:
               ("runfast", "carol"): ("0 Siege", "in 2 Spielen")}
 
     def board(game: str) -> list[str]:
-        names = sorted(("alice", "bob", "carol"),
-                       key=lambda n: (-r[(game, n)], -int(counts[(game, n)][0][0]), n))
-        return [line(i, n, game, *counts[(game, n)]) for i, n in enumerate(names, 1)]
+        """Best rating first, then wins; the same rating and wins share a rank (1., 1., 3.)."""
+        order = sorted(((-r[(game, n)], -int(counts[(game, n)][0][0])), n)
+                       for n in ("alice", "bob", "carol"))
+        return [line(next(j for j, (k, _n) in enumerate(order, 1) if k == key), n, game,
+                     *counts[(game, n)]) for key, n in order]
 
     top = bot.say(GROUP, BOB, "top")
     assert top == "\n".join(["🏆 Bestenliste dieser Gruppe", "", "Schwimmen",

@@ -134,7 +134,9 @@ def transcript(fake: FakeBotApi, clock: Journal, chats: dict[int, str], zone: Zo
         if method == "editMessageText":
             if (chat, int(params.get("message_id", 0))) != announcement:
                 continue
-            text = "(bearbeitet) " + next(x for x in text.split("\n") if x.startswith("✅"))
+            lines = text.split("\n")  # its "coming" line, and a note such as "(läuft)"
+            note = f" {lines[-1]}" if lines[-1].startswith("(") else ""
+            text = "(bearbeitet) " + next(x for x in lines if x.startswith("✅")) + note
         elif method != "sendMessage" or not text.startswith(SHOWN):
             continue
         local = clock.at(call["time"]).astimezone(zone).replace(second=0, microsecond=0)
