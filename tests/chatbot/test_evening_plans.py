@@ -129,6 +129,19 @@ def test_at_most_four_planned_evenings_per_group_and_two_per_person(h: Harness) 
     assert refused(h, ALICE, "sa 20:00").startswith("Du hast schon 2 Abende geplant")
 
 
+def test_a_running_series_keeps_its_place_among_the_four(h: Harness) -> None:
+    """A weekly evening that runs stores its next one when it closes: it counts already."""
+    assert h.command(GROUP, ALICE, "abend", "heute 20:00 wöchentlich").ok
+    series = evenings(h)[-1].id
+    for kind in ("soon", "start"):
+        fire(h, series, kind)  # type: ignore[arg-type]
+    for user, typed in ((BOB, "di 20:00"), (BOB, "mi 20:00"), (CAROL, "do 20:00")):
+        assert h.command(GROUP, user, "abend", typed).ok
+    assert refused(h, MALLORY, "fr 20:00").startswith("Hier sind schon 4 Abende geplant")
+    fire(h, series, "close")
+    assert [e.state for e in evenings(h)].count("planned") == 4
+
+
 def _admins_organise(h: Harness) -> None:
     with Session(h.engine) as session:
         chat = session.exec(select(Chat).where(Chat.external_id == GROUP.external_id)).one()

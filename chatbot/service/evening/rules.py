@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 
+from sqlalchemy import and_, or_
 from sqlmodel import Session, col, select
 
 import fsm
@@ -42,9 +43,11 @@ def organising(ctx: Ctx, chat: Chat, user: UserRef, alert: bool = False) -> None
 
 
 def room_for(ctx: Ctx, chat: Chat, player: Player, alert: bool = False) -> None:
-    """Refused when the group or the person has as many evenings planned as they may."""
+    """Refused when the group or the person has as many evenings planned as they may (a
+    series' running evening counts: its next one is stored when it closes)."""
     planners = ctx.session.exec(select(Evening.opener_id).where(
-        Evening.chat_id == chat.id, Evening.state == "planned")).all()
+        Evening.chat_id == chat.id, or_(Evening.state == "planned", and_(
+            Evening.state == "running", Evening.repeat != dates.ONCE)))).all()
     if len(planners) >= MAX_PLANNED:
         raise Refusal(tr(ctx.lang, "ev.limit_group", n=MAX_PLANNED), alert=alert)
     if sum(1 for p in planners if p == player.id) >= MAX_PER_PERSON:
