@@ -24,7 +24,6 @@ from .render import (
     Intent,
     card_of_label,
     cards_of_label,
-    code_of,
     find_choices,
     labelled,
     norm_key,
@@ -33,10 +32,14 @@ from .render import (
     reaction_for,
 )
 from .rooms import INPUT_THREAD, localpart, thread_root
+from .typed_moves import MovesMixin, replied_to
 
 # the input being handled (room, "<id>" or "<thread root> <id>"): answers in that room reply
 _ANSWERING: contextvars.ContextVar[tuple[str, str] | None] = contextvars.ContextVar(
     "matrix_answering", default=None)
+# the input being handled is a reaction (its answer in a group names the person)
+_REACTION: contextvars.ContextVar[bool] = contextvars.ContextVar("matrix_reaction",
+                                                                 default=False)
 _CARD = re.compile(r"(?<![0-9A-Za-z])(10|[2-9JQKA])[♣♠♥♦]")
 # A pill: a link to a Matrix user (``https://matrix.to/#/@bot:example.org``) and its text.
 _PILL = re.compile(r"""<a\s[^>]*href=["']https://matrix\.to/#/([^"'>]+)["'][^>]*>(.*?)</a>""",
@@ -45,7 +48,7 @@ _TAG = re.compile(r"<[^>]*>")
 log = logging.getLogger(__name__)
 
 
-class InputsMixin:
+class InputsMixin(MovesMixin):
     """Text and reactions → service commands and presses."""
 
     async def _on_text(self, room_id: str, event: RoomMessageText) -> None:
@@ -157,10 +160,13 @@ class InputsMixin:
                 await self._say(chat_ref, tr(lang, "mx.not_now"))
             return
         if intent.kind == "move":
-            data = await self._find_button(room_id, user, intent.name, private,
-                                           chat_ref.thread)
+            data, several = await self._find_button(chat_ref, user, intent.name,
+                                                    replied_to(content))
             if data is not None:
                 await self._press(chat_ref, user, data, key)
+                return
+            if several:  # (never silently another table's)
+                await self._say(chat_ref, await self._which_table(several, lang))
                 return
             if intent.name != "start":
                 await self._say(chat_ref, tr(lang, "mx.not_now"))
@@ -180,11 +186,7 @@ class InputsMixin:
         # (the views of the input's thread: two threads may run two tables)
         views = [v for v in await asyncio.to_thread(self.memory.live_views, room_id)
                  if private or v.thread == chat_ref.thread]
-        relates = content.get("m.relates_to") or {}
-        # a thread's message names the thread's last event as a fallback for clients without
-        # threads: that is no reply to it
-        replied = None if relates.get("is_falling_back") else \
-            (relates.get("m.in_reply_to") or {}).get("event_id")
+        replied = replied_to(content)  # (a thread's fallback is no reply)
         view = views[0] if views else None
         if replied and await asyncio.to_thread(self.memory.is_ours, room_id, replied):
             view = next((v for v in views if v.message_id == replied), None)
@@ -239,40 +241,23 @@ class InputsMixin:
                 await self._ensure_dm(chat_ref, user, outcome.table_id)
             if not outcome.ok:
                 if outcome.text:
-                    await self._answer(chat_ref, user, outcome)
+                    await self._answer(chat_ref, user, outcome, pressed=True)
                 return
             if outcome.text:
                 last = outcome
         if last is not None:
-            await self._answer(chat_ref, user, last)
-
-    async def _find_button(self, room_id: str, user: UserRef, code: str,
-                           private: bool, thread: str | None = None) -> str | None:
-        """The button with this code in the newest view of the room (of its ``thread``), or
-        in the player's direct room (a move typed in the group room)."""
-        places = [room_id]
-        if not private:
-            dm = await asyncio.to_thread(self.service.private_chat_of, PLATFORM,
-                                           user.external_id)
-            if dm:
-                places.append(dm)
-        for place in places:
-            if place != room_id and self.sender is not None:
-                await self.sender.settled(place)
-            rows = await asyncio.to_thread(self.memory.newest_buttons, place,
-                                           thread if place == room_id else None) or []
-            for _label, data in rows:
-                if code_of(data) == code:
-                    return data
-        return None
+            await self._answer(chat_ref, user, last, pressed=True)
 
     async def _command(self, chat_ref: ChatRef, user: UserRef, intent: Intent, key: str,
                        lang: str) -> None:
         declared = self.service.registry.command(intent.name)
         if declared is None and chat_ref.kind == "group":
             return  # maybe another bot's command: in groups we answer only our own
+        answering = _ANSWERING.get()  # (its answers in the room are replies to it)
+        answer_to = answering[1] if answering and answering[0] == chat_ref.external_id \
+            else None
         outcome = await asyncio.to_thread(self.service.command, chat_ref, user, intent.name,
-                                          intent.args, key)
+                                          intent.args, key, answer_to)
         name = declared.name if declared is not None else intent.name
         if outcome.text and name != "language":
             await self._answer(chat_ref, user, outcome)
@@ -290,9 +275,9 @@ class InputsMixin:
         want = norm_key(event.key)
         data = next((d for _label, d in rows
                      if (key := reaction_for(d)) is not None and norm_key(key) == want), None)
-        # (a reaction names no thread: the reacted message's)
-        in_thread = INPUT_THREAD.set(await asyncio.to_thread(self.memory.thread_of, room_id,
-                                                             event.reacts_to))
+        # (a reaction names no thread: the reacted message's; its answer replies to that)
+        root = await asyncio.to_thread(self.memory.thread_of, room_id, event.reacts_to)
+        in_thread = INPUT_THREAD.set(root)
         try:
             chat_ref, user = await self._refs(room_id, event.sender)
         finally:
@@ -301,7 +286,14 @@ class InputsMixin:
             if chat_ref.kind == "private":
                 await self._say(chat_ref, tr(await self._lang(room_id), "mx.not_now"))
             return
-        await self._press(chat_ref, user, data, event.event_id)
+        answering = _ANSWERING.set((room_id, f"{root} {event.reacts_to}" if root
+                                    else event.reacts_to))
+        reaction = _REACTION.set(True)
+        try:
+            await self._press(chat_ref, user, data, event.event_id)
+        finally:
+            _REACTION.reset(reaction)
+            _ANSWERING.reset(answering)
 
     async def _press(self, chat_ref: ChatRef, user: UserRef, data: str, key: str) -> None:
         plan = None
@@ -310,20 +302,27 @@ class InputsMixin:
                 self.thinkers, self.service.think, chat_ref, user, data)
         outcome = await asyncio.to_thread(self.service.press, chat_ref, user, data, key, plan)
         if outcome.text:
-            await self._answer(chat_ref, user, outcome)
+            await self._answer(chat_ref, user, outcome, pressed=True)
         if chat_ref.kind == "group" and outcome.ok and outcome.changed:
             await self._ensure_dm(chat_ref, user, outcome.table_id)
 
-    async def _answer(self, chat_ref: ChatRef, user: UserRef, outcome: Outcome) -> None:
-        """The short answer to an input. In a group room only refusals are said aloud; a
-        private answer (a hand) goes to the player's direct room, never to the group."""
+    async def _answer(self, chat_ref: ChatRef, user: UserRef, outcome: Outcome,
+                      pressed: bool = False) -> None:
+        """The short answer to an input. In a group room a press's acknowledgement
+        ("Noted: ✅ I'll come", Telegram's passing notice) is not said: the view it changed
+        shows it. Refusals (and a command's answer) are said aloud, as a reply; a refused
+        reaction's reply names its person. A private answer (a hand, an alert) goes to the
+        player's direct room, never to the group."""
         text = outcome.text or ""
         if chat_ref.kind == "private":
             await self._say(chat_ref, text)
             return
         secret = (outcome.ok and outcome.alert) or bool(_CARD.search(text))
         if not secret:
-            if not outcome.ok or outcome.table_id is None:
+            if not outcome.ok or (outcome.table_id is None and not pressed):
+                if _REACTION.get():  # (a reaction shows no name: say whose it was)
+                    name = user.name.replace("[", "(").replace("]", ")")
+                    text = f"[{name}](https://matrix.to/#/{user.external_id}): {text}"
                 await self._say(chat_ref, text)
             return
         dm = await self._ensure_dm(chat_ref, user, None)

@@ -15,7 +15,9 @@ from nio import (
     InviteMemberEvent,
     JoinError,
     MatrixRoom,
+    MegolmEvent,
     RoomCreateResponse,
+    RoomGetEventResponse,
     RoomMemberEvent,
     RoomPreset,
     SyncResponse,
@@ -30,6 +32,8 @@ log = logging.getLogger(__name__)
 # the thread (its root event) the input being handled was written in, if any
 INPUT_THREAD: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "matrix_input_thread", default=None)
+THREAD_NAME_CHARS = 32  # a thread is named by its first message, at most this long
+_TEXTS = ("m.text", "m.notice", "m.emote")
 
 
 def thread_root(content: dict) -> str | None:
@@ -41,6 +45,19 @@ def thread_root(content: dict) -> str | None:
 
 def localpart(user_id: str) -> str:
     return user_id[1:].split(":", 1)[0] if user_id.startswith("@") else user_id
+
+
+def short_name(body: str, limit: int = THREAD_NAME_CHARS) -> str | None:
+    """A thread's name from its first message's text: its first line that is no quote (a
+    reply's fallback), at most ``limit`` characters, cut at a word with "…"."""
+    line = next((" ".join(x.split()) for x in body.splitlines()
+                 if x.strip() and not x.lstrip().startswith(">")), "")
+    line = line.replace("[", "(").replace("]", ")")
+    if len(line) <= limit:
+        return line or None
+    head = line[:limit - 1]
+    head = head.rsplit(" ", 1)[0] if " " in head[limit // 2:] else head
+    return head.rstrip(" ,.;:–-") + "…"
 
 
 class RoomsMixin:
@@ -216,8 +233,39 @@ class RoomsMixin:
             with contextlib.suppress(Exception):
                 admin = room.power_levels.get_user_level(user_id) >= 50
         thread = INPUT_THREAD.get() if kind == "group" else None  # (a table lives there)
-        return (ChatRef(PLATFORM, room_id, kind, (title or None) and str(title)[:200], thread),
-                UserRef(user_id, name[:64], None, None, admin))
+        thread_name = await self._thread_name(room_id, thread) if thread else None
+        return (ChatRef(PLATFORM, room_id, kind, (title or None) and str(title)[:200], thread,
+                        thread_name), UserRef(user_id, name[:64], None, None, admin))
+
+    async def _thread_name(self, room_id: str, root: str) -> str | None:
+        """A thread's name as people read it: its first message's text, shortened
+        (``short_name``); where that has no text (an image) or cannot be read, "🧵" and its
+        sender's name. Asked of the homeserver once, then kept in the database."""
+        known = await asyncio.to_thread(self.memory.get, "thread", room_id, root)
+        if known is not None or self.client is None:
+            return known or None
+        try:
+            resp = await self.client.room_get_event(room_id, root)
+        except _NETWORK:
+            return None  # (asked again with the next input there)
+        if not isinstance(resp, RoomGetEventResponse):
+            log.info("thread root %s in %s not readable: %s", root, room_id, resp)
+            return None
+        event = resp.event
+        if isinstance(event, MegolmEvent):
+            with contextlib.suppress(Exception):
+                event = self.client.decrypt_event(event)
+        content = (getattr(event, "source", None) or {}).get("content") or {}
+        body = content.get("body") if content.get("msgtype") in _TEXTS else None
+        name = short_name(body) if isinstance(body, str) else None
+        sender = getattr(event, "sender", None)
+        if name is None and isinstance(sender, str):
+            room = self.client.rooms.get(room_id)
+            name = "🧵 " + ((room.user_name(sender) if room is not None else None)
+                           or localpart(sender))[:THREAD_NAME_CHARS]
+        if name:
+            await asyncio.to_thread(self.memory.put, name, "thread", room_id, root)
+        return name
 
 
 def _open(room: MatrixRoom | None) -> bool:

@@ -36,6 +36,8 @@ class TableInfo:
     fsm_state: str
     group: str | None  # where a group table plays (``records.place_name``), else None
     on_turn: str | None  # the platform's id of the person on turn, if a person is
+    chat: str | None = None  # the chat it plays in (the platform's id)
+    thread: str | None = None  # … and the topic or thread there, if any
 
 
 @dataclass
@@ -223,7 +225,8 @@ class Queries:
                 on_turn = person.external_id if person is not None else None
             group = (records.place_name(chat, table) or "") if chat is not None \
                 and chat.kind == "group" else None
-            return TableInfo(table.game, table.fsm_state, group, on_turn)
+            return TableInfo(table.game, table.fsm_state, group, on_turn,
+                             chat.external_id if chat is not None else None, table.thread_id)
 
     def running_group_table(self, platform: str, user_id: str) -> tuple[int, str] | None:
         """A group game the person is seated at and that is not over: (table id, chat)."""
