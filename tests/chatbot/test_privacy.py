@@ -12,11 +12,14 @@ import random
 from pathlib import Path
 
 import pytest
+from sqlalchemy import func, or_
 from sqlalchemy.engine import Engine
+from sqlmodel import Session, SQLModel, select
 
 from chatbot.console.app import CHAT, ConsoleGame
 from chatbot.service import ChatRef
 from chatbot.service.privacy.anonymise import scrubber
+from chatbot.service.privacy.export import COVERED
 from storage.models import Player
 from tests.chatbot.evenings import berlin
 from tests.chatbot.privacy_world import (
@@ -91,6 +94,7 @@ def test_the_file_holds_every_kind_of_row_that_names_the_person(h: Harness) -> N
     assert [d["table"] for d in data["daily_deals"]] == [tables["daily"]]
     assert tables["private_done"] in data["tables_opened"]
     assert data["messages_to_your_private_chat"]["sent"] > 0
+    assert_every_table_that_points_at_him_is_in(h, data)
     note = h.transport.texts(private(ZED).external_id)[-1]
     assert note.startswith("📄 Hier ist alles, was ich über dich speichere, als JSON-Datei")
     # in English, the file's name too
@@ -99,6 +103,34 @@ def test_the_file_holds_every_kind_of_row_that_names_the_person(h: Harness) -> N
     assert exported(h, command="mydata")["person"]["id"] == ZED.external_id
     name = h.transport.files[private(ZED).external_id][-1][0]
     assert name == f"stammtisch-my-data-{h.clock().date().isoformat()}.json"
+
+
+# the file's section that holds a table's rows about the person
+SECTIONS = {"chat_member": "groups_seen_in", "seat": "seats", "game_table": "tables_opened",
+            "stat_entry": "stats", "rating": "ratings", "evening": "evenings_opened",
+            "evening_answer": "evening_answers", "daily_entry": "daily_deals",
+            "league_member": "league_weeks", "league_holiday": "league_holidays"}
+
+
+def assert_every_table_that_points_at_him_is_in(h: Harness, data: dict) -> None:
+    """Every table with a column pointing at his row: as many rows in the file as stored
+    (a named section, or ``other_rows`` for a table the file does not name)."""
+    with Session(h.engine) as session:
+        pid = session.exec(select(Player.id).where(Player.external_id == ZED.external_id)).one()
+        for table in SQLModel.metadata.sorted_tables:
+            columns = [c for c in table.columns
+                       if any(fk.column.table.name == "player" for fk in c.foreign_keys)]
+            if not columns:
+                continue
+            stored = session.execute(select(func.count()).select_from(table).where(
+                or_(*(c == pid for c in columns)))).scalar_one()
+            if table.name == "stats_hidden":
+                assert (data["stats_hidden_since"] is not None) == bool(stored)
+            elif table.name in SECTIONS:
+                assert len(data[SECTIONS[table.name]]) == stored, table.name
+            else:
+                assert table.name not in COVERED, table.name
+                assert len(data["other_rows"].get(table.name, [])) == stored, table.name
 
 
 def test_forgetting_needs_the_persons_own_fresh_confirmation(h: Harness) -> None:

@@ -7,7 +7,9 @@ results of their games with their own standing, their stats rows and ratings, wh
 hid their stats, their answers to evenings, their daily-deal tries, the tables and evenings
 they opened, and how many messages to their private chat the outbox holds (counts by status,
 not the texts: those are the bot's own views of tables and answers, shown in their chat
-already and deleted after ``RETAIN_OUTBOX_HOURS``).
+already and deleted after ``RETAIN_OUTBOX_HOURS``). Any other table with a column that points
+at the person's row (a room added later, not named here) goes in whole under ``other_rows``
+(``COVERED``: the tables the named sections hold).
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func
-from sqlmodel import Session, col, select
+from sqlalchemy import func, or_
+from sqlalchemy import select as core_select
+from sqlmodel import Session, SQLModel, col, select
 
 from storage.db import aware
 from storage.models import (
@@ -53,6 +56,10 @@ register({
     "privacy.export_file": N_("stammtisch-my-data-{day}.json"),
 })
 FORMAT = "stammtisch-personal-data/1"
+# the tables whose rows about a person the file's named sections hold (``other_rows``: the rest)
+COVERED = frozenset({"player", "chat_member", "seat", "game_table", "stat_entry", "rating",
+                     "stats_hidden", "evening", "evening_answer", "daily_entry",
+                     "league_member", "league_holiday"})
 
 
 def _when(value: datetime | None) -> str | None:
@@ -109,7 +116,24 @@ def person_data(session: Session, player: Player, now: datetime) -> dict[str, An
         "tables_opened": list(session.exec(select(GameTable.id).where(
             GameTable.opener_id == pid).order_by(col(GameTable.id))).all()),
         "messages_to_your_private_chat": _outbox_counts(session, player),
+        "other_rows": other_rows(session, pid),  # type: ignore[arg-type]
     }
+
+
+def other_rows(session: Session, player_id: int) -> dict[str, list[dict[str, Any]]]:
+    """The rows of the tables not ``COVERED`` that point at the person's row, whole."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for table in SQLModel.metadata.sorted_tables:
+        columns = [c for c in table.columns
+                   if any(fk.column.table.name == "player" for fk in c.foreign_keys)]
+        if table.name in COVERED or not columns:
+            continue
+        rows = session.execute(core_select(table).where(
+            or_(*(c == player_id for c in columns)))).mappings().all()
+        if rows:
+            out[table.name] = [{k: _when(v) if isinstance(v, datetime) else v
+                                for k, v in row.items()} for row in rows]
+    return out
 
 
 def _person(player: Player) -> dict[str, Any]:
