@@ -2,7 +2,8 @@
 (``lint-imports``: the service's ladder, the engine pure, the machine on the engine only,
 storage free of the chat side, adapters apart); no two modules of ``chatbot/``, ``engine/``,
 ``fsm/``, ``storage/`` import each other in a circle; the arena's ISMCTS stays out of
-production; no module of the chat side, the machine or storage grows past ~400 lines.
+production (and so does the 2026 Experte); no module of the chat side, the machine or storage
+grows past ~400 lines.
 
 Run as a script (``python tests/test_architecture.py``) it prints the graph's strongly
 connected components of more than one module (and self-imports).
@@ -170,14 +171,25 @@ def test_no_engine_module_imports_ismcts():
     assert [m for m, targets in edges.items() if "engine.bots.ismcts" in targets] == []
 
 
+def test_only_the_arena_players_import_the_2026_experte():
+    """The 2026 Experte (``engine.bots.experte_2026``) is the arena's yardstick: only its own
+    modules and ISMCTS (which samples its worlds the 2026 way) import it."""
+    edges = graph()
+    users = {m for m, targets in edges.items()
+             if any(t.startswith("engine.bots.experte_2026") for t in targets)}
+    assert {m for m in users if not m.startswith("engine.bots.experte_2026")} <= {
+        "engine.bots.ismcts"}
+
+
 def test_the_engines_bots_load_without_ismcts():
     code = ("import sys, engine, engine.bots, engine.bots.standin, fsm\n"
             "from engine.bots import get_bot, levels_for\n"
             "assert all(levels_for(g) for g in engine.GAMES)\n"
-            "print('engine.bots.ismcts' in sys.modules)")
+            "print('engine.bots.ismcts' in sys.modules,"
+            " 'engine.bots.experte_2026' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                          text=True, check=True, env={"PYTHONPATH": str(ROOT)})
-    assert out.stdout.strip() == "False"
+    assert out.stdout.strip() == "False False"
 
 
 def _contract_layers() -> list[tuple[str, list[list[str]]]]:

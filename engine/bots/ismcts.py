@@ -5,7 +5,8 @@ Cowling, Powley and Whitehouse, "Information Set Monte Carlo Tree Search", IEEE 
 iteration
 
 1. draws one *determinization*: a full state consistent with the observation, from the same
-   world source as the Experte of that game (``<game>_experte.py``: the same samplers, and the
+   world source as the 2026 Experte of that game (``experte_2026/<game>.py``, the Experte as the
+   ISMCTS matches of docs/arena.md met it: the same samplers, and the
    same weighting of worlds by how well the others' moves fit a Normal player — Schwimmen's
    weights, Scat's particle filter);
 2. descends the tree with that determinization: at a node the children *available* in it are
@@ -26,7 +27,8 @@ iteration
 The move is the root child with the most visits; in a round that has gone on very long (the
 Experte's ``GameSearch.long_round``: Schwimmen, Scat) Normal's move, as the Experte does, so
 that a table of searching players ends its rounds. Time: the Experte's budget and load factor
-(``budget=`` seconds per decision, default ``experte.BUDGET``; ``load=``; stop at 92 % of it),
+(``budget=`` seconds per decision, default 1 s, ``experte_2026.search.BUDGET``; ``load=``; stop at
+92 % of it),
 or a fixed number of iterations (``iterations=``: deterministic, for tests).
 
 The arena's reference player only: nothing in the engine or the chat imports this module, and
@@ -45,13 +47,14 @@ from typing import Any
 
 from .. import GAMES
 from ..protocol import EXCHANGE, FINAL_ROUND, TURN, Action
-from . import experte as E
 from .climbing import Normal as ClimbingNormal
-from .climbing_experte import _View
-from .levels import EXPERTE, NORMAL
+from .experte_2026 import BOTS as EXPERTE_2026
+from .experte_2026 import search as E
+from .experte_2026.climbing import _View
+from .experte_2026.runfast import normal_playout
+from .levels import NORMAL
 from .registry import get_bot
 from .runfast import normal_play
-from .runfast_experte import normal_playout
 
 ISMCTS = "ismcts"
 EXPLORATION = 0.7  # the paper's UCB constant for rewards in [0, 1]
@@ -186,7 +189,8 @@ class Ismcts:
         self.expand = expand
         self._step = _normal_step(self.game_id) if expand == "normal" else None
         self._rewards = REWARDS[self.game_id]
-        self._search = get_bot(self.game_id, EXPERTE).search
+        self._experte = next(b for b in EXPERTE_2026 if b.game_id == self.game_id)
+        self._search = self._experte().search
         self._normal = get_bot(self.game_id, NORMAL)
         self.last_stats: dict[str, Any] = {}
         self.last_root: Node | None = None
@@ -202,8 +206,7 @@ class Ismcts:
     def _worlds(self, obs: Any, rng: random.Random, start: float,
                 deadline: float) -> Callable[[], Any]:
         """The Experte's world source for this observation (its sampler and weighting)."""
-        experte = type(get_bot(self.game_id, EXPERTE))(
-            playouts=self.iterations, clock=self.clock)
+        experte = self._experte(playouts=self.iterations, clock=self.clock)
         return experte.world_source(obs, rng, start, deadline)
 
     def choose(self, obs: Any, rng: random.Random) -> Action:

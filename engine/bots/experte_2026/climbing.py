@@ -1,0 +1,180 @@
+"""Climbing-game Experte: determinized Monte Carlo over the hidden hands (see ``experte.py``).
+
+World sampling: the cards neither played nor in the own hand are dealt to the others with their
+card counts, keeping what is public or was seen: in the first play of the game the leader holds
+3♠; in the exchange, the card the last gave the first (seen by both) and the card given back
+stay with their new holders until played; "no exchange because of both jokers" means the last
+holds both jokers; "nothing given back" means the first holds no card from 4 to 10; and the
+first knows the last holds nothing above the card it received. Playouts: the Normal bot for
+every seat, from its own view of the sampled world, to the end of the round. Outcome: the
+points of the round for the own seat (3, 2, 1, 0 by the order of going out).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from ... import climbing as C
+from ...cards import Card
+from ...protocol import EXCHANGE, TURN
+from ..climbing import Normal, cost_of_mask, penalty
+from .search import Experte, GameSearch
+
+MAX_CANDIDATES = 8  # plays searched besides Normal's and the pass (by Normal's own order)
+TRIES = 24
+_DECK_BY_ID = sorted(C.DECK, key=lambda c: c.id)
+_GIVE_BACK = set(C.GIVE_BACK_RANKS)
+
+
+class _View:
+    """The parts of an observation the Normal bot reads, straight from a state (playouts)."""
+
+    __slots__ = ("legal", "hand", "phase", "counts", "seat", "seats", "table", "owner",
+                 "opening")
+
+    def __init__(self, state: C.State) -> None:
+        s = state.to_act
+        self.legal = C.legal_actions(state)
+        self.hand = state.hands[s]  # type: ignore[index]
+        self.phase = state.phase
+        self.counts = tuple(len(h) for h in state.hands)
+        self.seat = s
+        self.seats = state.seats
+        self.table = state.table
+        self.owner = state.owner
+        self.opening = state.opening
+
+
+def _signature(a: C.ClimbAction) -> tuple[str, int, int]:
+    """Suits never matter in the climbing game: plays of the same kind, rank and length are
+    the same play."""
+    return (a.kind, a.rank, a.length)
+
+
+class ClimbingSearch(GameSearch):
+    game = C
+
+    def __init__(self) -> None:
+        self.policy = Normal()
+
+    def candidates(self, obs: C.Observation, rng: random.Random) -> list[Any]:
+        first = self.policy.choose(obs, random.Random(0))
+        if obs.phase == EXCHANGE:
+            seen = {first.cards[0].rank}
+            out = [first]
+            for a in obs.legal:  # one card of each rank to give back
+                if a.cards[0].rank not in seen:
+                    seen.add(a.cards[0].rank)
+                    out.append(a)
+            return out
+        hand_mask = 0
+        for c in obs.hand:
+            hand_mask |= 1 << c.id
+        seen_sig = {_signature(first)} if first is not C.PASS else set()
+        scored = []
+        for a in obs.legal:
+            if a is C.PASS or a is first:
+                continue
+            sig = _signature(a)
+            if sig in seen_sig:
+                continue
+            seen_sig.add(sig)
+            scored.append((cost_of_mask(hand_mask & ~a.mask)
+                           + penalty(a, len(obs.hand), False), a.code, a))
+        scored.sort(key=lambda t: (t[0], t[1]))
+        out = [first] + [a for _, _, a in scored[:MAX_CANDIDATES]]
+        if first is not C.PASS and C.PASS in obs.legal:
+            out.append(C.PASS)
+        return out
+
+    def sample_world(self, obs: C.Observation, rng: random.Random) -> C.State:
+        me = obs.seat
+        n = obs.seats
+        played = set(obs.played)
+        if obs.table is not None:
+            played.update(obs.table.cards)
+        mine = set(obs.hand)
+        fixed: list[list[Card]] = [[] for _ in range(n)]
+        banned: list[Any] = [None] * n  # a test a seat's cards must pass
+        ex = obs.exchange
+        if obs.opening and obs.leader != me and C.THREE_OF_SPADES not in mine:
+            fixed[obs.leader].append(C.THREE_OF_SPADES)
+        if ex is not None and obs.phase in (TURN, EXCHANGE):
+            if ex.status == "jokers":
+                for j in (C.BLACK_JOKER_CARD, C.RED_JOKER_CARD):
+                    if j not in played and j not in mine and ex.last != me:
+                        fixed[ex.last].append(j)
+            if ex.status == "no_back" and ex.first != me:
+                banned[ex.first] = lambda c: C.RANK[c.id] in _GIVE_BACK
+            if ex.given is not None and ex.given not in played and ex.first != me:
+                fixed[ex.first].append(ex.given)
+            if ex.back is not None and ex.back not in played and ex.last != me:
+                fixed[ex.last].append(ex.back)
+            if me == ex.first and ex.given is not None and ex.last != me:
+                top = C.sort_key(ex.given)
+                banned[ex.last] = lambda c, top=top: C.sort_key(c) > top
+        taken = played | mine
+        for s in range(n):
+            fixed[s] = [c for c in fixed[s] if c not in taken]
+            taken.update(fixed[s])
+        pool = [c for c in _DECK_BY_ID if c not in taken]
+        need = [0 if s == me else obs.counts[s] - len(fixed[s]) for s in range(n)]
+        best: tuple[int, list[list[Card]]] | None = None
+        for _ in range(TRIES):
+            rng.shuffle(pool)
+            hands = [list(f) for f in fixed]
+            hands[me] = list(obs.hand)
+            free = list(pool)
+            # a seat with a banned test takes its cards first from the allowed ones
+            bad = 0
+            for s in range(n):
+                if s == me or banned[s] is None:
+                    continue
+                ok = [c for c in free if not banned[s](c)]
+                take = ok[:need[s]]
+                bad += need[s] - len(take)
+                hands[s] += take
+                chosen = set(take)
+                free = [c for c in free if c not in chosen]
+            for s in range(n):
+                if s == me or banned[s] is not None:
+                    continue
+                hands[s] += free[:need[s]]
+                free = free[need[s]:]
+            for s in range(n):
+                if s != me and banned[s] is not None and len(hands[s]) < obs.counts[s]:
+                    k = obs.counts[s] - len(hands[s])
+                    hands[s] += free[:k]
+                    free = free[k:]
+            if best is None or bad < best[0]:
+                best = (bad, hands)
+            if not bad:
+                break
+        assert best is not None
+        hands = best[1]
+        return C.State(
+            seats=n, options=(("straight_step", obs.straight_step),), seed=0,
+            round_no=obs.round_no, dealer=obs.dealer,
+            hands=tuple(C.sort_cards(h) for h in hands), phase=obs.phase, to_act=obs.to_act,
+            leader=obs.leader, table=obs.table, owner=obs.owner, passed=obs.passed,
+            out_order=obs.out_order, played=obs.played, opening=obs.opening,
+            exchange=obs.exchange, scores=obs.scores, target=obs.target, turns=obs.turns,
+            result=None, winners=(),
+        )
+
+    def rollout(self, world: C.State, action: Any, seat: int, rng: random.Random) -> float:
+        state, _ = C.apply(world, action)
+        policy = self.policy.choose
+        apply = C.apply
+        while state.phase == TURN or state.phase == EXCHANGE:
+            state, _ = apply(state, policy(_View(state), rng))  # type: ignore[arg-type]
+        return float(state.result.points[seat])  # type: ignore[union-attr]
+
+
+class ClimbingExperte(Experte):
+    """Searches the hidden hands: samples deals consistent with what it saw, plays its best
+    plays out with Normal players to the end of the round, keeps the most points."""
+
+    game_id = "climbing"
+    search_class = ClimbingSearch
