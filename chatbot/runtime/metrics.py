@@ -21,6 +21,9 @@ What is counted:
 * ``stammtisch_deadlines_fired_total{kind}``: deadlines claimed and run (remind, timeout, cpu,
   next).
 * ``stammtisch_experte_decision_seconds{game}``: how long the Experte thought per decision.
+* ``stammtisch_thinking_fallbacks_total{kind}``: slow decisions whose thinking place (the task
+  queue's workers) did not answer in time, so a fallback was played (``decide``: a Normal
+  move; ``advise``: a shorter hint thought here; ``play_out``: a ⏩ play-out at Normal).
 * ``stammtisch_leader{role}``: 1 while this process holds the leader lock of ``role``
   (``telegram-poll``, ``matrix-sync``), else 0.
 """
@@ -62,6 +65,9 @@ DEADLINES_FIRED = Counter("stammtisch_deadlines_fired_total", "Deadlines claimed
 EXPERTE_DECISIONS = Histogram("stammtisch_experte_decision_seconds",
                               "Time the Experte CPU thought per decision", ["game"],
                               buckets=BUCKETS)
+THINKING_FALLBACKS = Counter("stammtisch_thinking_fallbacks_total",
+                             "Slow CPU decisions not answered in time by their thinking place, "
+                             "so a fallback was played", ["kind"])
 LEADER = Gauge("stammtisch_leader", "1 while this process holds the leader lock of the role",
                ["role"])
 
@@ -92,6 +98,11 @@ def observe_deadline(kind: str | None) -> None:
 def observe_experte(game: str, seconds: float) -> None:
     """One decision of the Experte at a table of ``game``."""
     EXPERTE_DECISIONS.labels(game).observe(seconds)
+
+
+def observe_thinking_fallback(kind: str) -> None:
+    """A decision (``decide``, ``advise``, ``play_out``) that fell back: no answer in time."""
+    THINKING_FALLBACKS.labels(kind).inc()
 
 
 def observe_delivery(platform: str, result: str) -> None:

@@ -139,9 +139,9 @@ def test_a_hint_thinks_in_the_pool_too(db_engine: Engine, clock: FakeClock,
     thought: list[str] = []
     real = cpu.Decisions._think
 
-    def spy(self: cpu.Decisions, work: Any, args: tuple[Any, ...]) -> Any:
+    def spy(self: cpu.Decisions, work: Any, args: tuple[Any, ...], seconds: Any) -> Any:
         thought.append(work.__name__)
-        return real(self, work, args)
+        return real(self, work, args, seconds)
     monkeypatch.setattr(cpu.Decisions, "_think", spy)
     out = h.command(private(ALICE), ALICE, "new", "schwimmen 2 anfaenger")
     table_id = out.table_id

@@ -3,10 +3,10 @@ the settings, and the changes a commit made."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import NamedTuple
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 from storage.retention import Retention
 
@@ -62,6 +62,22 @@ class Outcome:
     changed: bool = False
 
 
+T = TypeVar("T")
+
+
+class Thinking(Protocol):
+    """Where a slow CPU decision is thought (the executor seam of ``cpu.Decisions``): the
+    local process pool, the calling thread, or a task queue whose workers may run on other
+    machines (``chatbot.runtime.thinking``)."""
+
+    def think(self, work: Callable[..., T], calls: Sequence[tuple[Any, ...]],
+              seconds: float | None) -> list[T]:
+        """``[work(*args) for args in calls]``, thought side by side where it can be.
+        ``seconds``: how long the calls may think in all (``None``: not known); a place that
+        waits for other machines gives up after that plus its margin with ``TimeoutError``."""
+        ...
+
+
 @dataclass
 class Settings:
     """Service behaviour that differs between transports and tests."""
@@ -77,6 +93,7 @@ class Settings:
     webapp_link: Callable[[str], str] | None = None  # a direct Mini App link, by token (groups)
     experte_budget: float | None = None  # Experte seconds per decision (None: engine default)
     cpu_workers: int | None = None  # processes the Experte thinks in (None: one per core; 0: threads)
+    thinking: Thinking | None = None  # where it thinks instead (THINKING=queue; None: CPU_WORKERS)
     input_rate: str | None = None  # per person, e.g. "30/10seconds" (None: no flood control)
     daily_secret: str | None = None  # keys the daily deal's seed (None: made and kept in the db)
     retention: Retention = field(default_factory=Retention)  # how long old rows are kept
