@@ -47,8 +47,11 @@ class AdminRights(StrEnum):
     before the input runs (the answer travels as ``UserRef.is_admin``)."""
 
     NEVER = "never"
-    ALWAYS = "always"
-    WITH_WORDS = "with_words"  # only when words follow the command (``/abend ende``)
+    ALWAYS = "always"  # (an administrators' command: their menus list it)
+    WITH_WORDS = "with_words"  # only when words follow the command (``/abend zone …``)
+    # at every use, the command being everybody's: what it allows depends on the group's
+    # settings (``/abend``: a group may let only its administrators organise)
+    EVERY_USE = "every_use"
 
 
 CommandRun = Callable[["Ctx", "Chat", "Player", "UserRef", str], "Outcome"]
@@ -221,7 +224,7 @@ class Registry:
         command = self.command(typed)
         if command is None:
             return False
-        return command.admin == AdminRights.ALWAYS or (
+        return command.admin in (AdminRights.ALWAYS, AdminRights.EVERY_USE) or (
             command.admin == AdminRights.WITH_WORDS and bool(words.strip()))
 
     # ------------------------------------------------------------------ buttons

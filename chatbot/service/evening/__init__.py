@@ -24,7 +24,7 @@ EVENING = Feature(
     commands=(
         Command("evening", planning.abend, "command.evening", names={"de": "abend"},
                 aliases=("stammtisch",), where=Where.GROUP, elsewhere="ev.groups_only",
-                admin=AdminRights.ALWAYS),  # (who may organise: the group may say admins)
+                admin=AdminRights.EVERY_USE),  # (the group may let only admins organise)
         Command("deckel", planning.deckel_command, "command.deckel", where=Where.GROUP,
                 elsewhere="deckel.none"),
     ),
