@@ -94,21 +94,36 @@ def add_cpus(ctx: Ctx, table: GameTable, seats: list[Seat]) -> None:
                        is_cpu=True, cpu_level=opts.cpu_level)
 
 
-def may_manage(user: UserRef, player: Player | None, table: GameTable) -> bool:
-    """The table chat's admins, its opener, and the player of a private table. (``user``
-    counts as an admin only for a press in the table's own chat: see ``router.table_press``.)"""
+def may_manage(user: UserRef, player: Player | None, table: GameTable,
+               seats: list[Seat] | None = None) -> bool:
+    """The table chat's admins, its opener, the player of a private table, and the people
+    the table names as its managers (``TableOptions.managers``) while seated at it
+    (``seats``; not given: they do not count). (``user`` counts as an admin only for a press
+    in the table's own chat: see ``router.table_press``.)"""
     if user.is_admin:
         return True
-    return table.is_private or (player is not None and table.opener_id == player.id)
+    if table.is_private or (player is not None and table.opener_id == player.id):
+        return True
+    return player is not None and seats is not None \
+        and player.id in records.options(table).managers \
+        and records.seat_of(seats, player) is not None
+
+
+def denied(ctx: Ctx, table: GameTable, key: str) -> Refusal:
+    """The refusal of somebody who may not manage the table: the text ``key`` ("only the
+    opener …"), or for a table with managers, that it is theirs."""
+    return Refusal(tr(ctx.lang, "tl.managed_denied" if records.options(table).managers
+                      else key))
 
 
 def change_option(ctx: Ctx, table: GameTable, player: Player, user: UserRef,
-                  change: Callable[[TableOptions], TableOptions]) -> Outcome:
-    """Change a lobby option (the opener or an admin)."""
+                  change: Callable[[TableOptions], TableOptions],
+                  seats: list[Seat] | None = None) -> Outcome:
+    """Change a lobby option (who may manage the table)."""
     if table.fsm_state != fsm.LOBBY:
         raise Refusal(tr(ctx.lang, "already_handled"))
-    if not may_manage(user, player, table):
-        raise Refusal(tr(ctx.lang, "options_denied"))
+    if not may_manage(user, player, table, seats):
+        raise denied(ctx, table, "options_denied")
     records.set_options(table, change(records.options(table)))
     records.bump(ctx, table)
     play.show(ctx, table)
