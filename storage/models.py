@@ -12,6 +12,8 @@ from typing import Any
 from sqlalchemy import JSON, BigInteger, Column, Index, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+from .league_tables import LeagueHoliday, LeagueMember, LeagueWeek  # noqa: F401 (re-exported)
+
 
 def _json(default: Any = None) -> Any:
     return Field(default_factory=lambda: default() if callable(default) else default,

@@ -12,6 +12,10 @@
 - message slots (which message shows a table) not touched for ``moves``.
 - the daily deal's practice tries (not counted) and its posted morning posts after ``moves``;
   the counted tries stay: ``/stats`` counts them (one small row per person and day).
+- the league's weeks (``league_week``, ``league_member``: a person's division, points and
+  move per game and week) and holidays (``league_holiday``) whose week began more than
+  ``league`` ago (default 13 weeks): the running and the last weeks are what ``/liga`` shows,
+  the holidays of this month and the next are what the once-a-month rule reads.
 - group members (``chat_member``: who may look at a group's tables in the Mini App) not seen
   in that group for ``members`` (default 30 days). The bot learns of no one leaving a group
   (nor of a group that is gone: its members are simply no longer seen), so this bounds how long
@@ -36,6 +40,9 @@ from storage.models import (
     DailyEntry,
     DailyPost,
     GameTable,
+    LeagueHoliday,
+    LeagueMember,
+    LeagueWeek,
     MessageSlot,
     Move,
     Outbox,
@@ -55,6 +62,7 @@ class Retention:
     outbox: timedelta = timedelta(days=1)
     moves: timedelta = timedelta(days=30)
     members: timedelta = timedelta(days=30)
+    league: timedelta = timedelta(weeks=13)
 
     def __post_init__(self) -> None:
         if self.updates >= timedelta(days=7):
@@ -87,6 +95,24 @@ def _drain_members(engine: Engine, seen_before: datetime) -> int:
             batch = [tuple(row) for row in conn.execute(
                 select(table.c.chat_id, table.c.player_id)
                 .where(table.c.seen_at < seen_before).limit(BATCH))]
+            if batch:
+                conn.execute(delete(table).where(key.in_(batch)))
+        done += len(batch)
+        if len(batch) < BATCH:
+            return done
+
+
+def _drain_holidays(engine: Engine, before: str) -> int:
+    """Delete the holidays of weeks that began before ``before`` (keyed by person and
+    week, not by an id), a batch per transaction."""
+    table = LeagueHoliday.__table__  # type: ignore[attr-defined]
+    key = tuple_(table.c.player_id, table.c.week)
+    done = 0
+    while True:
+        with write_lock(engine), engine.begin() as conn:
+            batch = [tuple(row) for row in conn.execute(
+                select(table.c.player_id, table.c.week).where(table.c.week < before)
+                .limit(BATCH))]
             if batch:
                 conn.execute(delete(table).where(key.in_(batch)))
         done += len(batch)
@@ -138,4 +164,10 @@ def sweep(engine: Engine, now: datetime, policy: Retention | None = None) -> dic
     counts["daily_post"] = _drain(engine, DailyPost, select(DailyPost.id).where(
         DailyPost.due_at < old_tables, DailyPost.posted_at.is_not(None)))  # type: ignore[union-attr]
     counts["chat_member"] = _drain_members(engine, now - policy.members)
+    league = (now - policy.league).date().isoformat()  # (a week is named by its Monday)
+    counts["league_member"] = _drain(engine, LeagueMember, select(LeagueMember.id).where(
+        LeagueMember.week < league))
+    counts["league_week"] = _drain(engine, LeagueWeek, select(LeagueWeek.id).where(
+        LeagueWeek.week < league, LeagueWeek.closed_at.is_not(None)))  # type: ignore[union-attr]
+    counts["league_holiday"] = _drain_holidays(engine, league)
     return counts

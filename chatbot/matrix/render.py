@@ -75,7 +75,7 @@ register({
 
 _SLASH = re.compile(
     r"(?<![\w/])/(new|help|rules|language|stop|start|stats|top|games|reminders|replay|daily|tips"
-    r"|tagesspiel|tipps|pause|abend|evening|deckel)\b")
+    r"|tagesspiel|tipps|pause|abend|evening|deckel|liga|league)\b")
 
 
 def bang(text: str) -> str:
@@ -190,6 +190,28 @@ def _html_pills(line: str) -> str:
     return "".join(out) + html.escape(line[pos:], quote=False)
 
 
+def _joined(lines: list[str], html_lines: list[str]) -> str:
+    """The HTML lines joined by line breaks; a Markdown code block (a line ``` before and
+    after: the league's tables) as one ``<pre>`` block, monospace."""
+    out: list[str] = []
+    block: list[str] | None = None
+    for line, shown in zip(lines, html_lines, strict=True):
+        if line == "```":
+            if block is None:
+                block = []
+                continue
+            out.append("<pre><code>" + html.escape("\n".join(block), quote=False)
+                       + "</code></pre>")
+            block = None
+        elif block is not None:
+            block.append(line)
+        else:
+            out.append(shown + "<br>")
+    if block is not None:  # (no closing fence: the lines as they are)
+        out += [html.escape(line, quote=False) + "<br>" for line in ["```", *block]]
+    return "".join(out).removesuffix("<br>")
+
+
 def render(text: str, rows: list[list[list[str]]]) -> tuple[str, str]:
     """A view as (plain body, HTML body): text, then the numbered choices. Mentions are
     pills in HTML and the plain name in the body. The first line is a heading (bold) when
@@ -205,7 +227,7 @@ def render(text: str, rows: list[list[list[str]]]) -> tuple[str, str]:
     items = labelled(numbered(buttons), language_of(text) if buttons else None)
     if html_lines and html_lines[0] and (len(lines) > 1 or items):
         html_lines[0] = f"<b>{html_lines[0]}</b>"
-    body, formatted = text, "<br>".join(html_lines)
+    body, formatted = text, _joined(lines, html_lines)
     if items:
         plain_items, html_items = [], []
         for i, (label, data) in enumerate(items, 1):

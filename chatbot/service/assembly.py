@@ -1,9 +1,10 @@
 """The bot's service as it runs: the core with every feature room plugged in.
 
 The core (``core``) is what every table needs; each room (``evening``, ``solo``,
-``long_games``, ``stats``, ``groups``) declares what it adds (``core.registry.Feature``) and
-subscribes to the core's events. This is the one module that knows them all: a new room is added to
-``FEATURES`` (and, if it answers reads of its own, its mixin to ``Service``).
+``long_games``, ``stats``, ``groups``, ``privacy``, ``league``) declares what it adds
+(``core.registry.Feature``) and subscribes to the core's events. This is the one module that
+knows them all: a new room is added to ``FEATURES`` (and, if it answers reads of its own, its
+mixin to ``Service``).
 """
 
 from __future__ import annotations
@@ -21,15 +22,17 @@ from .core.facade import Service as CoreService
 from .core.registry import Feature, Registry
 from .evening import EVENING, EveningService
 from .groups import GROUPS, GroupsService
+from .league import LEAGUE, LeagueReads
 from .long_games import LONG_GAMES
 from .privacy import PRIVACY
 from .solo import SOLO, SoloReads
 from .stats import STATS, StatsService
 
-FEATURES: tuple[Feature, ...] = (STATS, EVENING, SOLO, LONG_GAMES, GROUPS, PRIVACY)
+FEATURES: tuple[Feature, ...] = (STATS, EVENING, SOLO, LEAGUE, LONG_GAMES, GROUPS, PRIVACY)
 
 
-class Service(EveningService, SoloReads, StatsService, GroupsService, CoreService):
+class Service(EveningService, SoloReads, LeagueReads, StatsService, GroupsService,
+              CoreService):
     """The use cases of the bot over one database, with every room (``FEATURES``)."""
 
     def __init__(self, engine: Engine, settings: Settings | None = None,

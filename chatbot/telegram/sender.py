@@ -79,8 +79,10 @@ def keyboard(rows: list[list[list[str]]]) -> InlineKeyboardMarkup | None:
     return InlineKeyboardMarkup([[_button(label, data) for label, data in row] for row in rows])
 
 
-# (and the links of private reminders to a supergroup's table message)
-_MENTION = re.compile(r"\[([^\[\]]+)\]\((tg://user\?id=\d+|https://t\.me/c/\d+/\d+)\)")
+# (and the links of private reminders to a supergroup's table message); or a monospace block,
+# written as a Markdown code block (a line ``` before and after it: the league's tables)
+_MARKUP = re.compile(r"\[([^\[\]]+)\]\((tg://user\?id=\d+|https://t\.me/c/\d+/\d+)\)"
+                     r"|^```\n(.*?)\n```$", re.MULTILINE | re.DOTALL)
 
 
 def _u16(text: str) -> int:
@@ -88,18 +90,22 @@ def _u16(text: str) -> int:
 
 
 def mentions(text: str) -> tuple[str, list[MessageEntity] | None]:
-    """The service writes mentions as ``[name](tg://user?id=N)``; messages go out as plain
-    text, so turn each into the bare name with a link entity (else the brackets would show)."""
+    """The service writes mentions as ``[name](tg://user?id=N)`` and monospace blocks as a
+    Markdown code block; messages go out as plain text, so turn each mention into the bare
+    name with a link entity (else the brackets would show) and each block into its lines with
+    a ``pre`` entity (the fences go)."""
     out: list[str] = []
     entities: list[MessageEntity] = []
     pos = offset = 0
-    for m in _MENTION.finditer(text):
+    for m in _MARKUP.finditer(text):
         out.append(text[pos:m.start()])
         offset += _u16(text[pos:m.start()])
-        entities.append(MessageEntity(MessageEntity.TEXT_LINK, offset, _u16(m.group(1)),
-                                      url=m.group(2)))
-        out.append(m.group(1))
-        offset += _u16(m.group(1))
+        shown = m.group(1) if m.group(3) is None else m.group(3)
+        entities.append(MessageEntity(MessageEntity.TEXT_LINK, offset, _u16(shown),
+                                      url=m.group(2)) if m.group(3) is None else
+                        MessageEntity(MessageEntity.PRE, offset, _u16(shown)))
+        out.append(shown)
+        offset += _u16(shown)
         pos = m.end()
     if not entities:
         return text, None

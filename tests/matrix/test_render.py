@@ -66,6 +66,16 @@ def test_view_as_html_with_numbered_choices_and_reactions() -> None:
     assert bang("a/new b /stop c http://x/new") == "a/new b !stop c http://x/new"
 
 
+def test_a_code_block_is_a_monospace_pre_block_and_league_commands_are_bang_words() -> None:
+    """The league's tables come as a Markdown code block: HTML ``<pre>`` (escaped, no line
+    breaks inside), the plain body keeps the fences; ``/liga`` is ``!liga`` in Matrix."""
+    body, html = render("🏆 Liga\n```\n 1. <Al>  12\n 2. Bo     9\n```\n/liga urlaub", [])
+    assert body == "🏆 Liga\n```\n 1. <Al>  12\n 2. Bo     9\n```\n!liga urlaub"
+    assert html == ("<b>🏆 Liga</b><br><pre><code> 1. &lt;Al&gt;  12\n 2. Bo     9"
+                    "</code></pre>!liga urlaub")
+    assert bang("/league holiday") == "!league holiday"
+
+
 def test_reactions_belong_to_table_buttons_only() -> None:
     assert reaction_for("v1:7:3:knock") == "✊"
     assert reaction_for("v1:7:3:pass") == "⏭️"

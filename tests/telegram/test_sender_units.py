@@ -33,6 +33,16 @@ def test_text_without_mentions_is_left_alone() -> None:
         assert mentions(text) == (text, None)
 
 
+def test_a_code_block_goes_out_as_a_pre_entity_without_its_fences() -> None:
+    """The league's tables are Markdown code blocks in the service's text: Telegram shows
+    them monospace (a ``pre`` entity over the block's lines, offsets in UTF-16 units)."""
+    text, entities = mentions("🏆 [Ivo](tg://user?id=8)\n```\n 1. Ivo  12\n 2. Al    9\n```\nEnde")
+    assert text == "🏆 Ivo\n 1. Ivo  12\n 2. Al    9\nEnde"
+    assert entities == [MessageEntity(MessageEntity.TEXT_LINK, 3, 3, url="tg://user?id=8"),
+                        MessageEntity(MessageEntity.PRE, 7, 23)]
+    assert mentions("a ``` b") == ("a ``` b", None)  # (no block: left alone)
+
+
 def test_button_data_parts_for_logs_and_routing() -> None:
     """The adapter decodes button data once (``buttons.decode``) and hands the press on: the
     table for logs, the code's head for routing (the old ``_code``/``_table`` helpers)."""

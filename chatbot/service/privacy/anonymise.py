@@ -3,9 +3,11 @@ what other people's results and stats need is kept without their name.
 
 Deleted: the groups they were seen in (``chat_member``), their stats rows and ratings
 (``stat_entry``, ``rating``; the stats room first reads every stored result, so that the
-others' ratings were computed with them: the hook ``person.catch_up``), their evening answers, their daily-deal tries, everything the outbox holds for their private chat
-(sent or not), its message slots and send window, and what an adapter kept under their id
-(``key_value``: a Matrix room's inviter).
+others' ratings were computed with them: the hook ``person.catch_up``), their evening
+answers, their daily-deal tries, their league weeks and holidays (``league_member``,
+``league_holiday``), everything the outbox holds for their private chat (sent or not), its
+message slots and send window, and what an adapter kept under their id (``key_value``: a
+Matrix room's inviter).
 
 Anonymised: the person row stays as a placeholder that finished games and evenings point at
 (name ``—``, no username, language or settings, no private chat, the platform id replaced by
@@ -39,6 +41,8 @@ from storage.models import (
     EveningAnswer,
     GameTable,
     KeyValue,
+    LeagueHoliday,
+    LeagueMember,
     MessageSlot,
     Outbox,
     OutboxLease,
@@ -73,7 +77,8 @@ def forget(ctx: Ctx, player: Player) -> None:
     _anonymise_seats(session, player)
     session.flush()
     pid = player.id
-    for model in (ChatMember, StatEntry, Rating, EveningAnswer, DailyEntry):
+    for model in (ChatMember, StatEntry, Rating, EveningAnswer, DailyEntry, LeagueMember,
+                  LeagueHoliday):
         session.execute(delete(model).where(model.player_id == pid))  # type: ignore[attr-defined]
     session.execute(delete(KeyValue).where(KeyValue.value == player.external_id))
     _forget_private_chat(ctx, player)

@@ -4,12 +4,12 @@ sent to their private chat.
 The file holds every row that names the person (``person_data``): their person row with its
 settings, the groups they were seen in, their seats with the moves made for those seats, the
 results of their games with their own standing, their stats rows and ratings, whether they
-hid their stats, their answers to evenings, their daily-deal tries, the tables and evenings
-they opened, and how many messages to their private chat the outbox holds (counts by status,
-not the texts: those are the bot's own views of tables and answers, shown in their chat
-already and deleted after ``RETAIN_OUTBOX_HOURS``). Any other table with a column that points
-at the person's row (a room added later, not named here) goes in whole under ``other_rows``
-(``COVERED``: the tables the named sections hold).
+hid their stats, their answers to evenings, their daily-deal tries, their league weeks and
+holidays, the tables and evenings they opened, and how many messages to their private chat
+the outbox holds (counts by status, not the texts: those are the bot's own views of tables and
+answers, shown in their chat already and deleted after ``RETAIN_OUTBOX_HOURS``). Any other
+table with a column that points at the person's row (a room added later, not named here) goes
+in whole under ``other_rows`` (``COVERED``: the tables the named sections hold).
 """
 
 from __future__ import annotations
@@ -31,6 +31,8 @@ from storage.models import (
     Evening,
     EveningAnswer,
     GameTable,
+    LeagueHoliday,
+    LeagueMember,
     Move,
     Outbox,
     Player,
@@ -113,6 +115,12 @@ def person_data(session: Session, player: Player, now: datetime) -> dict[str, An
                          "counted": d.counted, "at": _when(d.created_at)}
                         for d in _rows(session, select(DailyEntry).where(
                             DailyEntry.player_id == pid).order_by(col(DailyEntry.id)))],
+        "league_weeks": [{"game": m.game, "week": m.week, "division": m.division,
+                          "points": m.points, "rank": m.rank, "moved": m.moved}
+                         for m in _rows(session, select(LeagueMember).where(
+                             LeagueMember.player_id == pid).order_by(col(LeagueMember.id)))],
+        "league_holidays": list(session.exec(select(LeagueHoliday.week).where(
+            LeagueHoliday.player_id == pid).order_by(col(LeagueHoliday.week))).all()),
         "tables_opened": list(session.exec(select(GameTable.id).where(
             GameTable.opener_id == pid).order_by(col(GameTable.id))).all()),
         "messages_to_your_private_chat": _outbox_counts(session, player),

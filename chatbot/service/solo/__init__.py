@@ -34,7 +34,8 @@ SOLO = Feature(
         Button("dly", daily.press, on_table=False),
     ),
     steps=(Step("daily.posts", daily.post_step),),
-    hooks=(("stats.lines", daily.stats_line),),
+    hooks=(("stats.lines", daily.stats_line),
+           ("daily.scores", daily.scores)),  # (the league reads a day's tries)
 )
 
 __all__ = ["SOLO", "SoloReads"]

@@ -15,7 +15,10 @@
   then points, then time) per game.
 * The morning after a day someone of a group played, the group is told yesterday's winners
   once: a ``daily_post`` row per group and day, due at 08:00 in the group's zone and
-  claimed once (``post_due``; a restart finds the row where it was).
+  claimed once (``post_due``; a restart finds the row where it was); other rooms add lines
+  to it through the hook ``daily.morning_lines`` (the league: the members' places).
+* The day's finished counted tries (``scores``) are offered to other rooms as the hook
+  ``daily.scores`` (the league scores its divisions by them).
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ from ..core.transaction import Ctx
 from ..core.typed_names import game_of
 
 MORNING = time(8, 0)  # when a group hears yesterday's winners (its local time)
+MORNING_LINES = "daily.morning_lines"  # what other rooms add to the morning post
 SHOWN = 10  # places a ranking shows per game
 
 register({
@@ -298,6 +302,8 @@ def post_due(ctx: Ctx, platform: str, limit: int = 20) -> int:
             lines.append(tr(lang, "dl.winner", game=presenter(g).name(lang),
                             name=", ".join(s.name for s in best), place=best[0].place,
                             points=f"{best[0].points:g}", time=_duration(best[0].seconds)))
+        for more in ctx.registry.hooks(MORNING_LINES):  # (the league: the members' places)
+            lines += more(ctx, chat, lang, post.day)
         outgoing.say(ctx, chat, "\n".join(lines))
         posted += 1
     return posted

@@ -184,7 +184,8 @@ def test_one_tick_lists_what_is_due_and_runs_each_step_at_its_interval(sqlite_en
     hourly = Step("hourly", counted, every=3600)
     h.service = service = _service(h, Feature("hourly", steps=(hourly,)))
     names = [d.step.name for d in service.tick("test") if d.step is not None]
-    assert names == ["retention", "stats.catch_up", "evening.steps", "daily.posts", "hourly"]
+    assert names == ["retention", "stats.catch_up", "evening.steps", "daily.posts",
+                     "league.weeks", "hourly"]
     again = [d.step.name for d in service.tick("test") if d.step is not None]
     assert "hourly" not in again and "retention" not in again and "evening.steps" in again
     assert service.run_step("hourly", "test") == 1 and ran == ["test"]

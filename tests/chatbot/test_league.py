@@ -1,0 +1,392 @@
+"""The league across groups (issue 48, part B), on SQLite and PostgreSQL with a simulated clock:
+a week of 40 people in three divisions — placed by rating in the league's first week, every
+day's counted try scored within the division, a newcomer in the lowest division, the holiday
+protection, the week's end moving the best up and the last down, once, with two services on
+one database and after a restart — the division's table as the person reads it (German and
+English), a group's places, the groups' table, the morning post's places; bad input."""
+
+from __future__ import annotations
+
+import random
+from concurrent.futures import ThreadPoolExecutor
+from datetime import date, timedelta
+
+from sqlalchemy import func
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, select
+
+from chatbot.service import ChatRef, Service
+from chatbot.service.league import placing
+from storage.models import LeagueHoliday, LeagueMember, LeagueWeek, Rating, StatsHidden
+from storage.retention import Retention, sweep
+from tests.chatbot.evenings import berlin
+from tests.chatbot.league_world import (
+    expected_order,
+    expected_points,
+    members,
+    person,
+    player_id,
+    quick_try,
+    real_try,
+)
+from tests.chatbot.service.harness import Harness, P, assert_brief_refusal, private
+from tests.conftest import FakeClock, make_service
+
+WEEK = date(2030, 1, 7)  # a Monday (the league's first week)
+GROUPS = {"g-1": ("Stammtisch", range(0, 6)), "g-2": ("Skatfreunde", range(14, 20)),
+          "g-3": ("Kegelclub", range(27, 34))}
+
+
+def _group(key: str) -> ChatRef:
+    return ChatRef(P, key, "group", GROUPS[key][0])
+
+
+def _said(h: Harness, chat: ChatRef, user, *words: str) -> str:  # type: ignore[no-untyped-def]
+    out = h.command(chat, user, "liga", " ".join(words))
+    assert out.ok, out.text
+    return h.messages(chat)[-1].text
+
+
+def _opened_once(h: Harness) -> None:
+    """The week's step run by two services on one database, then by a restarted one: the
+    running week of each game is opened once."""
+    second = make_service(h.engine, h.clock, cpu_delay=0.0)
+    assert h.service.open_league_weeks() == 4  # one week per game
+    assert second.open_league_weeks() == 0
+    assert make_service(h.engine, h.clock).open_league_weeks() == 0
+
+
+def test_a_week_of_forty_people_in_three_divisions(db_engine: Engine) -> None:
+    clock = FakeClock(berlin(-1, 10))  # Sunday before the league's first week
+    h = Harness(db_engine, clock, cpu_delay=0.0)
+    rng = random.Random(48)
+    people = [person(i, "en" if i == 20 else "de") for i in range(40)]
+    for user in people:
+        assert h.command(private(user), user, "start").ok
+    for key, (_title, who) in GROUPS.items():
+        for i in who:
+            assert h.command(_group(key), people[i], "help").ok  # members of the group
+    for user in people:  # the week before: everybody plays the daily deal once
+        clock.advance(30)
+        quick_try(h, user, rng)
+    h.service.catch_up_stats()
+
+    # Monday 00:00 in Berlin: the first week, placed by rating, 14/13/13
+    clock.set(berlin(0, 0))
+    _opened_once(h)
+    week = members(db_engine, WEEK)
+    sizes = [sum(1 for m in week if m.division == d) for d in (1, 2, 3)]
+    assert sizes == [14, 13, 13]
+    with Session(db_engine) as session:
+        rated = {r.player_id: r.mu - 3 * r.sigma for r in session.exec(select(Rating).where(
+            Rating.game == "schwimmen", Rating.player_id.is_not(None))).all()}  # type: ignore[union-attr]
+    for upper, lower in ((1, 2), (2, 3)):
+        assert min(rated[m.player_id] for m in week if m.division == upper) >= \
+            max(rated[m.player_id] for m in week if m.division == lower)
+    ids = {user.external_id: player_id(db_engine, user) for user in people}
+    by_id = {pid: user for user in people for key, pid in ids.items() if key == user.external_id}
+    seat = {(m.division, m.seed): by_id[m.player_id] for m in week}
+    holiday, idle = seat[(1, 14)], {seat[(1, 12)], seat[(1, 13)]}
+    real = [seat[(1, 1)], seat[(2, 1)], seat[(3, 1)]]
+    english = by_id[ids[people[20].external_id]]
+    newcomer = person(40)
+
+    # the holiday protection, before playing: this week; a second time this month: refused
+    clock.set(berlin(0, 9))
+    text = _said(h, private(holiday), holiday, "urlaub")
+    assert text == ("🏖 Urlaubsschutz für die Woche 07.01.–13.01.: du behältst in jeder Liga "
+                    "deinen Platz und bekommst in dieser Woche keine Punkte.")
+    again = h.command(private(holiday), holiday, "liga", "urlaub")
+    assert_brief_refusal(again)
+    assert again.text == ("Deinen Urlaubsschutz hast du diesen Monat schon genommen "
+                          "(Woche 07.01.–13.01.): einmal im Monat.")
+
+    for day in range(7):  # the week: most play every day
+        clock.set(berlin(day, 10))
+        for user in people:
+            clock.advance(20)
+            if user in idle or (user is holiday and day != 1) or \
+                    (user not in real and rng.random() < 0.15):
+                continue
+            if user in real:
+                real_try(h, user, random.Random(f"{user.external_id}{day}"))
+            else:
+                quick_try(h, user, rng)
+        if day >= 2:  # a newcomer from Wednesday on, with real games
+            real_try(h, newcomer, random.Random(day))
+        if day == 2:
+            _midweek(h, people, ids, holiday, english, newcomer)
+
+    # Sunday evening: the groups' table of the week
+    clock.set(berlin(6, 21))
+    _groups_table(h, people, ids, holiday)
+
+    # Monday 00:00: the week ends once; the best move up, the last down, the holiday kept
+    clock.set(berlin(7, 0))
+    _opened_once(h)
+    ended = members(db_engine, WEEK)
+    ids[newcomer.external_id] = player_id(db_engine, newcomer)
+    away = {ids[holiday.external_id]}
+    per = expected_points(db_engine, WEEK, {m.player_id: m.division for m in ended
+                                            if m.player_id not in away})
+    heading: dict[int, list[int]] = {1: [], 2: [], 3: []}
+    for division in (1, 2, 3):
+        rows = [m for m in ended if m.division == division]
+        order = expected_order(rows, per, away)
+        playing = [p for p in order if p not in away]
+        up = [p for p in playing if sum(d or 0 for d in per[p]) > 0][:3] if division > 1 else []
+        down = [p for p in playing if p not in up][-3:] if division < 3 else []
+        stored = {m.player_id: m for m in rows}
+        for p in order:
+            want = "up" if p in up else "down" if p in down else \
+                "holiday" if p in away else "stay"
+            assert stored[p].moved == want, (division, p)
+            assert stored[p].points == (0 if p in away else sum(d or 0 for d in per[p]))
+        for p in order:
+            to = division - 1 if p in up else division + 1 if p in down else division
+            heading[to].append(p)
+    assert {m.player_id for m in ended if m.division == 3} >= {ids[newcomer.external_id]}
+    assert all(ids[u.external_id] in {m.player_id for m in ended if m.moved == "down"}
+               for u in idle)
+    after = members(db_engine, WEEK + timedelta(days=7))
+    for division in (1, 2, 3):
+        assert {m.player_id for m in after if m.division == division} == set(heading[division])
+    assert next(m for m in after if m.player_id == ids[holiday.external_id]).division == 1
+
+    # Monday: how the week ended, privately and in the group's morning post
+    clock.set(berlin(7, 8))
+    promoted = by_id[next(m.player_id for m in ended if m.division == 2 and m.moved == "up")]
+    rank = next(m.rank for m in ended if m.player_id == ids[promoted.external_id])
+    text = _said(h, private(promoted), promoted)
+    assert text.splitlines()[0] == "🏆 Liga · Schwimmen · 1. Liga von 3"
+    assert text.splitlines()[1] == "Woche 14.01.–20.01. · Tag 1 von 7"
+    assert f"Letzte Woche: Platz {rank} in der 2. Liga – Aufstieg in die 1. Liga" in text
+    assert h.service.post_daily(P) >= 1
+    post = h.messages(_group("g-1"))[-1].text
+    lines = post.splitlines()
+    line = lines[lines.index("🏆 Liga, Woche 07.01.–13.01. (Endstand):") + 1]
+    assert line.startswith("Schwimmen: ")
+    for i in GROUPS["g-1"][1]:
+        m = next(m for m in ended if m.player_id == ids[people[i].external_id])
+        shown = f"{people[i].name} ({m.division}. Liga, Platz {m.rank})" if m.rank else \
+            f"{people[i].name} ({m.division}. Liga, Urlaub)"
+        assert shown in line
+
+
+def _midweek(h: Harness, people, ids, holiday, english, newcomer) -> None:  # type: ignore[no-untyped-def]
+    """Wednesday: the division's table as two people read it, the newcomer in the lowest
+    division, a group's members' places."""
+    engine = h.engine
+    week = members(engine, WEEK)
+    away = {ids[holiday.external_id]}
+    per = expected_points(engine, WEEK, {m.player_id: m.division for m in week
+                                         if m.player_id not in away}, days=3)
+    me = next(m for m in week if m.division == 2 and m.seed == 5)
+    user = next(u for u in people if ids[u.external_id] == me.player_id)
+    text = _said(h, private(user), user)
+    lines = text.splitlines()
+    assert lines[:3] == ["🏆 Liga · Schwimmen · 2. Liga von 3", "Woche 07.01.–13.01. · Tag 3 von 7",
+                         "```"]
+    assert lines[3] == "  # Name          Pkt Tage"
+    rows = [m for m in week if m.division == 2]
+    order = expected_order(rows, per, away)
+    points = {p: sum(d or 0 for d in per[p]) for p in order}
+    shown = lines[4:4 + len(order)]
+    assert [x[4:16].strip() for x in shown] == \
+        [next(u.name for u in people if ids[u.external_id] == p) for p in order]
+    assert [int(x[16:21]) for x in shown] == [points[p] for p in order]
+    own = next(x for x in shown if x.endswith("◀"))
+    assert user.name in own
+    better = sum(1 for p in order if points[p] > points[me.player_id]
+                 or (points[p] == points[me.player_id] and
+                     sum(1 for d in per[p] if d is not None) >
+                     sum(1 for d in per[me.player_id] if d is not None)))
+    assert f"Du: Platz {better + 1} von 13 · {points[me.player_id]} Punkte" in lines
+    days = " · ".join(f"{wd} {'–' if v is None else v}"
+                      for wd, v in zip(("Mo", "Di", "Mi"), per[me.player_id], strict=False))
+    assert f"Deine Tage: {days}" in lines
+    assert "↑ Aufstieg · ↓ Abstieg, wenn die Woche jetzt endete · 🏖 Urlaub" in lines
+    # English
+    text = _said(h, private(english), english)
+    assert text.splitlines()[1] == "Week 07.01.–13.01. · day 3 of 7"
+    assert text.splitlines()[0].startswith("🏆 League · Schwimmen (31) · division ")
+    assert any(x.startswith("You: place ") and " points" in x for x in text.splitlines())
+    assert any(x.startswith("Your days: Mon ") for x in text.splitlines())
+    # the newcomer joined the lowest division with their first counted deal
+    text = _said(h, private(newcomer), newcomer)
+    assert text.splitlines()[0] == "🏆 Liga · Schwimmen · 3. Liga von 3"
+    assert "Deine Tage: Mo – · Di – · Mi " in text
+    # the holiday: in the table, no rank, no points
+    text = _said(h, private(holiday), holiday)
+    assert "Du hast diese Woche Urlaub: du behältst deine Liga." in text
+    assert any(x.startswith("  – " + holiday.name) and x.endswith("🏖 ◀")
+               for x in text.splitlines())
+    # in a group: its members' places
+    text = _said(h, _group("g-1"), people[0])
+    lines = text.splitlines()
+    assert lines[:2] == ["🏆 Diese Gruppe in der Liga · Woche 07.01.–13.01., Tag 3 von 7",
+                         "Schwimmen:"]
+    block = lines[3:lines.index("```", 3)]
+    assert sorted(x[16:28].strip() for x in block) == \
+        sorted(people[i].name for i in GROUPS["g-1"][1])
+
+
+def _groups_table(h: Harness, people, ids, holiday) -> None:  # type: ignore[no-untyped-def]
+    """The groups' table: each group scores the sum of its best three members' points."""
+    week = members(h.engine, WEEK)
+    away = {ids[holiday.external_id]}
+    per = expected_points(h.engine, WEEK, {m.player_id: m.division for m in week
+                                           if m.player_id not in away})
+    score = {key: sum(sorted((sum(d or 0 for d in per.get(ids[people[i].external_id], []))
+                              for i in who if ids[people[i].external_id] not in away),
+                             reverse=True)[:3])
+             for key, (_title, who) in GROUPS.items()}
+    order = sorted(GROUPS, key=lambda k: (-score[k], GROUPS[k][0].lower()))
+    text = _said(h, _group("g-2"), people[14], "gruppen")
+    lines = text.splitlines()
+    assert lines[0] == "👥 Gruppenliga · Schwimmen · Woche 07.01.–13.01."
+    rows = lines[2:2 + len(GROUPS)]
+    assert [x[4:22].strip() for x in rows] == [GROUPS[k][0] for k in order]
+    assert [int(x[22:]) for x in rows] == [score[k] for k in order]
+    assert "Eine Gruppe zählt die Punkte ihrer 3 besten Mitglieder dieser Woche." in lines
+    place = order.index("g-2") + 1
+    assert f"Diese Gruppe: Platz {place} von 3, {score['g-2']} Punkte" in lines
+
+
+# ---------------------------------------------------------------------------------- once only
+
+
+def test_two_services_open_a_week_at_once_and_it_is_opened_once(db_engine: Engine) -> None:
+    """The week's step claimed by two services at the same moment (threads): each game's
+    week is opened once, its people placed once."""
+    clock = FakeClock(berlin(-1, 10))
+    h = Harness(db_engine, clock, cpu_delay=0.0)
+    rng = random.Random(3)
+    people = [person(i) for i in range(14)]
+    for user in people:
+        quick_try(h, user, rng)
+    clock.set(berlin(0, 0, 1))
+    services = [make_service(db_engine, clock) for _ in range(2)]
+    with ThreadPoolExecutor(2) as pool:
+        opened = list(pool.map(Service.open_league_weeks, services))
+    assert sum(opened) == 4
+    with Session(db_engine) as session:
+        assert session.exec(select(func.count()).select_from(LeagueWeek)).one() == 4
+        assert session.exec(select(func.count()).select_from(LeagueMember)).one() == 14
+    assert [m.division for m in members(db_engine, WEEK)] == [1] * 14
+
+
+# ---------------------------------------------------------------------------------- bad input
+
+
+def test_bad_input_gets_a_short_answer_and_changes_nothing(db_engine: Engine) -> None:
+    clock = FakeClock(berlin(-1, 10))
+    h = Harness(db_engine, clock, cpu_delay=0.0)
+    rng = random.Random(5)
+    anna, bob, eve = person(0), person(1), person(2, "en")
+    assert h.command(private(eve), eve, "start").ok
+    lonely = h.command(private(eve), eve, "liga", "urlaub")  # in no league: nothing to protect
+    assert_brief_refusal(lonely)
+    assert lonely.text == "You are in no league this week: there is nothing to protect."
+    assert _said(h, private(eve), eve) == (
+        "🏆 You are in no league yet. Play today's deal (/daily): your first counted deal "
+        "puts you in the lowest division of that game's league.")
+    for user in (anna, bob):
+        quick_try(h, user, rng)
+    clock.set(berlin(0, 9))
+    h.service.open_league_weeks()
+    assert _said(h, private(anna), anna, "urlaub").startswith("🏖 Urlaubsschutz")
+
+    def counts() -> tuple[int, ...]:
+        with Session(db_engine) as session:
+            return tuple(session.exec(select(func.count()).select_from(model)).one()
+                         for model in (LeagueWeek, LeagueMember, LeagueHoliday))
+
+    before = counts()
+    for words, answer in (
+            ("quatsch", "Das verstehe ich nicht: „quatsch“. /liga, /liga <Spiel> [Liga], "
+                        "/liga gruppen oder /liga urlaub."),
+            ("schwimmen 9", "Diese Liga gibt es nicht: die Liga für Schwimmen geht diese Woche bis zur "
+                            "1. Liga."),
+            ("schwimmen drei", None), ("gruppen quatsch", None), ("urlaub jetzt", None),
+            ("urlaub", "Deinen Urlaubsschutz hast du diesen Monat schon genommen "
+                       "(Woche 07.01.–13.01.): einmal im Monat.")):
+        out = h.command(private(anna), anna, "liga", words)
+        assert_brief_refusal(out)
+        if answer is not None:
+            assert out.text == answer
+    # later in the month, another week: still refused; next month: granted
+    clock.set(berlin(14, 9))
+    h.service.open_league_weeks()
+    assert_brief_refusal(h.command(private(anna), anna, "liga", "urlaub"))
+    assert counts()[2] == before[2]
+    clock.set(berlin(28, 9))  # Monday 04.02.
+    h.service.open_league_weeks()
+    assert _said(h, private(anna), anna, "urlaub").startswith(
+        "🏖 Urlaubsschutz für die Woche 04.02.–10.02.")
+    # played this week already: the protection is for next week
+    clock.set(berlin(35, 9))
+    h.service.open_league_weeks()
+    quick_try(h, bob, rng)
+    assert _said(h, private(bob), bob, "urlaub").startswith(
+        "🏖 Du hast diese Woche schon gespielt, darum gilt der Urlaubsschutz für nächste "
+        "Woche, 18.02.–24.02.")
+
+
+# ---------------------------------------------------------------------------------- the rules
+
+
+def test_divisions_of_about_twelve_to_twenty() -> None:
+    """The number of divisions for a league of n people, their sizes, and when a week's
+    divisions are kept or cut anew."""
+    assert [placing.divisions_for(n) for n in (1, 11, 23, 24, 33, 40, 100)] == \
+        [1, 1, 1, 2, 2, 3, 7]
+    assert [len(d) for d in placing.cut([list(range(40))])] == [14, 13, 13]
+    kept = [list(range(0, 14)), list(range(14, 27)), list(range(27, 45))]
+    assert placing.cut(kept) == kept  # each between 8 and 24: as the moves lead
+    grown = [list(range(0, 14)), list(range(14, 27)), list(range(27, 57))]
+    assert [len(d) for d in placing.cut(grown)] == [15, 14, 14, 14]  # the lowest grew: anew
+    assert placing.cut([[], []]) == []
+
+
+def test_the_best_move_up_the_last_down_and_a_holiday_is_kept() -> None:
+    entries = [placing.Entry(i, 2, points, played, holiday, seed=i)
+               for i, points, played, holiday in (
+                   (1, 30, 5, False), (2, 30, 4, False), (3, 25, 5, False), (4, 20, 5, False),
+                   (5, 10, 2, False), (6, 0, 0, False), (7, 0, 0, True), (8, 0, 0, False))]
+    ordered = placing.order(entries)
+    assert [e.player_id for e in ordered] == [1, 2, 3, 4, 5, 6, 8, 7]
+    assert placing.ranks(ordered) == {1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6, 8: 6, 7: None}
+    assert placing.moves(ordered, 2, 3) == {1: "up", 2: "up", 3: "up", 4: "stay", 5: "down",
+                                            6: "down", 8: "down", 7: "holiday"}
+    assert set(placing.moves(ordered, 1, 3).values()) == {"stay", "down", "holiday"}
+    assert set(placing.moves(ordered, 3, 3).values()) == {"stay", "up", "holiday"}
+
+
+# ---------------------------------------------------------------------------------- keeping
+
+
+def test_hidden_people_are_in_no_league_and_old_weeks_go(db_engine: Engine) -> None:
+    clock = FakeClock(berlin(-1, 10))
+    h = Harness(db_engine, clock, cpu_delay=0.0)
+    rng = random.Random(7)
+    anna, bob = person(0), person(1)
+    quick_try(h, anna, rng)
+    quick_try(h, bob, rng)
+    with Session(db_engine) as session:
+        session.add(StatsHidden(player_id=player_id(db_engine, bob), since=clock()))
+        session.commit()
+    clock.set(berlin(0, 9))
+    h.service.open_league_weeks()
+    assert [m.player_id for m in members(db_engine, WEEK)] == [player_id(db_engine, anna)]
+    assert "Bob" not in _said(h, private(anna), anna) and "Anna" in _said(h, private(anna), anna)
+    _said(h, private(anna), anna, "urlaub")
+    for weeks_on in range(1, 15):  # anna plays on; the weeks are opened one after the other
+        clock.set(berlin(7 * weeks_on, 9))
+        h.service.open_league_weeks()
+        quick_try(h, anna, rng)
+    counts = sweep(db_engine, clock(), Retention())
+    assert counts["league_member"] == 1 and counts["league_holiday"] == 1
+    assert counts["league_week"] == 4  # the first week of each game
+    with Session(db_engine) as session:
+        assert min(session.exec(select(LeagueWeek.week)).all()) == "2030-01-14"
