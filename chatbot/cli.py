@@ -57,6 +57,21 @@ def cmd_matrix(args: argparse.Namespace) -> int:
     return run(cfg)
 
 
+def cmd_think(args: argparse.Namespace) -> int:
+    from .runtime import config
+    from .runtime.thinking import run_worker
+
+    cfg = config.load()
+    url = args.url or cfg.thinking_url
+    if not url:
+        print("stammtisch think: set THINKING_URL (or --url), the broker the bot sends its "
+              "decisions to, e.g. amqp://guest:guest@127.0.0.1:5672//", file=sys.stderr)
+        return 2
+    _logging(cfg, url)
+    run_worker(url, args.queue or cfg.thinking_queue, args.concurrency, cfg.log_level)
+    return 0
+
+
 def cmd_diagram(args: argparse.Namespace) -> int:
     from fsm import diagram_markdown
 
@@ -98,6 +113,15 @@ def main(argv: list[str] | None = None) -> int:
     mx = sub.add_parser("matrix", help="run the Matrix bot (MATRIX_HOMESERVER, MATRIX_USER, "
                         "MATRIX_PASSWORD or MATRIX_ACCESS_TOKEN)")
     mx.set_defaults(func=cmd_matrix)
+
+    think = sub.add_parser("think", help="think CPU decisions for bots with THINKING=queue "
+                           "(a worker of the task queue at THINKING_URL)")
+    think.add_argument("--url", default=None, help="the broker (default: THINKING_URL)")
+    think.add_argument("--queue", default=None,
+                       help="the queue (default: THINKING_QUEUE or stammtisch.thinking)")
+    think.add_argument("--concurrency", type=int, default=None,
+                       help="thinking processes (default: one per core)")
+    think.set_defaults(func=cmd_think)
 
     dia = sub.add_parser("diagram", help="write the table machine's Mermaid diagram")
     dia.add_argument("--output", default="docs/table-machine.md")

@@ -28,6 +28,10 @@ class Config:
     rematch_timeout: float = 60.0  # groups: seconds to confirm "play again" (REMATCH_TIMEOUT)
     experte_budget: float | None = None  # Experte seconds per decision (EXPERTE_BUDGET)
     cpu_workers: int | None = None  # processes the Experte thinks in (CPU_WORKERS; 0: threads)
+    thinking: str = "local"  # where slow decisions think (THINKING: local | queue)
+    thinking_url: str | None = None  # the task queue's broker (THINKING_URL: amqp://…)
+    thinking_queue: str = "stammtisch.thinking"  # its queue's name (THINKING_QUEUE)
+    thinking_margin: float = 2.0  # seconds waited beyond a decision's budget (THINKING_MARGIN)
     input_rate: str | None = "30/10seconds"  # per person (INPUT_RATE; "off": no flood control)
     daily_secret: str | None = None  # keys the daily deal (DAILY_SECRET; else kept in the db)
     retention: Retention = field(default_factory=Retention)  # RETAIN_* (storage.retention)
@@ -72,6 +76,10 @@ def load(env_file: str | None = ".env") -> Config:
         rematch_timeout=float(env("REMATCH_TIMEOUT") or 60.0),
         experte_budget=_seconds(env("EXPERTE_BUDGET")),
         cpu_workers=_workers(env("CPU_WORKERS")),
+        thinking=_thinking(env("THINKING"), env("THINKING_URL")),
+        thinking_url=(env("THINKING_URL") or "").strip() or None,
+        thinking_queue=(env("THINKING_QUEUE") or "").strip() or "stammtisch.thinking",
+        thinking_margin=float(env("THINKING_MARGIN") or 2.0),
         input_rate=_rate(env("INPUT_RATE")),
         daily_secret=(env("DAILY_SECRET") or "").strip() or None,
         retention=Retention(
@@ -106,6 +114,17 @@ def _workers(value: str | None) -> int | None:
     if not (value.strip().isascii() and value.strip().isdigit()):
         raise ValueError(f"CPU_WORKERS={value!r} is not a number of processes")
     return int(value.strip())
+
+
+def _thinking(value: str | None, url: str | None) -> str:
+    """``THINKING``: ``local`` (the process pool, the default) or ``queue`` (jobs for
+    ``stammtisch think`` workers at ``THINKING_URL``)."""
+    kind = (value or "").strip().lower() or "local"
+    if kind not in ("local", "queue"):
+        raise ValueError(f"THINKING={value!r}: local or queue")
+    if kind == "queue" and not (url or "").strip():
+        raise ValueError("THINKING=queue needs THINKING_URL (amqp://user:password@host:5672//)")
+    return kind
 
 
 def _flag(value: str | None, default: bool) -> bool:

@@ -34,6 +34,11 @@ def build_service(cfg: Config, background_checkpoints: bool = False,
                         retention=cfg.retention, webapp_url=cfg.webapp_url,
                         webapp_page=partial(page_url, cfg.webapp_url) if cfg.webapp_url
                         else None)
+    if cfg.thinking == "queue" and cfg.thinking_url:
+        from .thinking import QueueThinking  # (Celery is imported only for the queue)
+
+        settings.thinking = QueueThinking(cfg.thinking_url, cfg.thinking_queue,
+                                          cfg.thinking_margin)
     for key, value in overrides.items():
         setattr(settings, key, value)
     return Service(engine, settings, clock=process_clock(cfg.clock_file))
