@@ -16,7 +16,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 import fsm
-from chatbot.service import UserRef
+from chatbot.service import ChatRef, UserRef
 from storage.db import aware
 from storage.models import DailyEntry, GameTable, LeagueMember, Player, Result
 from tests.chatbot.service.harness import Harness, play_private_to_the_end, private
@@ -41,17 +41,18 @@ def player_id(engine: Engine, user: UserRef) -> int:
         return pid
 
 
-def start_try(h: Harness, user: UserRef) -> int:
+def start_try(h: Harness, user: UserRef, chat: ChatRef | None = None) -> int:
     """Today's deal started through the service (it counts: the first try of the day)."""
-    out = h.command(private(user), user, "tagesspiel", GAME)
+    out = h.command(chat or private(user), user, "tagesspiel", GAME)
     assert out.ok and out.table_id, out.text
     return out.table_id
 
 
-def quick_try(h: Harness, user: UserRef, rng: random.Random) -> int:
+def quick_try(h: Harness, user: UserRef, rng: random.Random,
+              chat: ChatRef | None = None) -> int:
     """A counted try whose end is stored as the core stores a finished game: the table
     finished, the ``result`` row with the person's seat's coins and whether they won."""
-    table_id = start_try(h, user)
+    table_id = start_try(h, user, chat)
     won = rng.random() < 0.3
     coins = rng.randint(0, 3) if not won else rng.randint(1, 3)
     with Session(h.engine) as session:

@@ -380,6 +380,14 @@ def test_hidden_people_are_in_no_league_and_old_weeks_go(db_engine: Engine) -> N
     h.service.open_league_weeks()
     assert [m.player_id for m in members(db_engine, WEEK)] == [player_id(db_engine, anna)]
     assert "Bob" not in _said(h, private(anna), anna) and "Anna" in _said(h, private(anna), anna)
+    board, boards = h.service.league_sight(P, anna.external_id)  # (what a page renders)
+    assert board is not None and boards == [board]
+    assert (board.game, board.week, board.division, board.divisions, board.closed) == \
+        ("schwimmen", WEEK, 1, 1, False)
+    assert [(line.rank, line.name, line.points, line.days) for line in board.lines] == \
+        [(1, "Anna", 0, (None,) * 7)]
+    assert h.service.league_sight(P, bob.external_id, "schwimmen")[0] == board  # (not in it)
+    assert h.service.league_sight(P, "nobody") == (None, [])
     _said(h, private(anna), anna, "urlaub")
     for weeks_on in range(1, 15):  # anna plays on; the weeks are opened one after the other
         clock.set(berlin(7 * weeks_on, 9))
