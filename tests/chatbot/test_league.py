@@ -398,3 +398,27 @@ def test_hidden_people_are_in_no_league_and_old_weeks_go(db_engine: Engine) -> N
     assert counts["league_week"] == 4  # the first week of each game
     with Session(db_engine) as session:
         assert min(session.exec(select(LeagueWeek.week)).all()) == "2030-01-14"
+
+
+def test_who_plays_no_deal_for_four_weeks_leaves_and_comes_back_in_the_lowest_division(
+        db_engine: Engine) -> None:
+    clock = FakeClock(berlin(-1, 10))
+    h = Harness(db_engine, clock, cpu_delay=0.0)
+    rng = random.Random(11)
+    anna, bob = person(0), person(1)
+    for user in (anna, bob):
+        quick_try(h, user, rng)
+    for weeks_on in range(6):  # anna plays every week, bob never again
+        clock.set(berlin(7 * weeks_on, 9))
+        h.service.open_league_weeks()
+        quick_try(h, anna, rng)
+    bob_id = player_id(db_engine, bob)
+    rows = [next((m for m in members(db_engine, WEEK + timedelta(days=7 * w))
+                  if m.player_id == bob_id), None) for w in range(6)]
+    assert [r.idle if r else None for r in rows] == [0, 1, 2, 3, None, None]
+    assert rows[3] is not None and rows[3].moved == "left"
+    assert _said(h, private(bob), bob).startswith("🏆 Du bist noch in keiner Liga.")
+    real_try(h, bob, random.Random(1))  # back: the lowest division, at once
+    text = _said(h, private(bob), bob)
+    assert text.splitlines()[0] == "🏆 Liga · Schwimmen · 1. Liga von 1"
+    assert "Letzte Woche" not in text

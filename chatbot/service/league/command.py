@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, timedelta
 
+from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from storage.models import Chat, ChatMember, DailyEntry, LeagueMember, Player
@@ -81,10 +82,12 @@ def member_games(session: Session, player_id: int, week: date) -> list[str]:
     """The games whose league the person is in this week, the last played first."""
     games = set(session.exec(select(LeagueMember.game).where(
         LeagueMember.player_id == player_id, LeagueMember.week == week.isoformat())).all())
-    played = session.exec(select(DailyEntry.game).where(
+    if not games:
+        return []
+    last = dict(session.exec(select(DailyEntry.game, func.max(DailyEntry.id)).where(
         DailyEntry.player_id == player_id, col(DailyEntry.game).in_(list(games)))
-        .order_by(col(DailyEntry.id).desc())).all() if games else []
-    return list(dict.fromkeys([*(g for g in played if g in games), *sorted(games)]))
+        .group_by(col(DailyEntry.game))).all())
+    return sorted(games, key=lambda g: (-(last.get(g) or 0), g))
 
 
 def person_board(session: Session, registry: Registry, settings: Settings, player_id: int,

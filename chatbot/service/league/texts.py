@@ -107,9 +107,9 @@ def board_text(lang: str, board: Board, me: int | None = None) -> str:
 
 
 def last_week_text(lang: str, last: Board, me: int) -> str | None:
-    """How the person's last week ended (``None``: not in it)."""
+    """How the person's last week ended (``None``: not in it, or they left the league)."""
     mine = last.line_of(me)
-    if mine is None:
+    if mine is None or mine.mark == placing.LEFT:
         return None
     here = division(lang, last.division)
     if mine.holiday:
