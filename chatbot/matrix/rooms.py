@@ -23,7 +23,7 @@ from nio import (
     SyncResponse,
 )
 
-from ..i18n import DEFAULT_LANGUAGE, pick_language, tr
+from ..i18n import tr
 from ..service import ChatRef, UserRef
 from .memory import PLATFORM
 from .sender import _NETWORK
@@ -208,9 +208,9 @@ class RoomsMixin:
 
     # ------------------------------------------------------------------ rooms and people
     async def _lang(self, room_id: str) -> str:
-        known = await asyncio.to_thread(self.service.chat_info, PLATFORM, room_id)
-        return pick_language(known[1] if known else None, None,
-                             self.service.settings.default_language or DEFAULT_LANGUAGE)
+        """The language the bot speaks in a room: its ``!sprache``; in a direct room its
+        person's; else the default (as the service's own messages there)."""
+        return await asyncio.to_thread(self.service.chat_language, PLATFORM, room_id)
 
     async def _refs(self, room_id: str, user_id: str) -> tuple[ChatRef, UserRef]:
         room = self.client.rooms.get(room_id) if self.client else None

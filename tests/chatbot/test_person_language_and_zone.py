@@ -70,6 +70,11 @@ def test_the_first_input_gives_the_chats_language_and_language_in_private_sets_i
     assert h.command(ROOM, CEM, "help").ok  # Cem's first input: in that room
     cem = person(h, CEM)
     assert cem.language == "en" and quiet_hours.zone_of(cem).key == "Europe/London"
+    # his direct room speaks it (the service's messages there and the adapter's own)
+    assert h.command(dm(CEM), CEM, "start").ok
+    assert h.service.chat_language(MX, dm(CEM).external_id) == "en"
+    assert h.service.chat_language(MX, ROOM.external_id) == "en"
+    assert h.service.chat_language(MX, "!unknown:example.org") == "de"
     assert h.command(dm(DORA), DORA, "help").ok  # Dora's: in her direct room, the default
     assert person(h, DORA).language == "de"
     # /language in his direct room sets his own (and his zone's default with it)

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from storage.models import GameTable, Move
+from sqlmodel import select
 
+from storage.models import Chat, GameTable, Move
+
+from . import languages
 from .api import Settings
 from .queries import Queries, TableInfo, TableSight, TableSnapshot
 from .transaction import Transactions
@@ -31,6 +34,14 @@ class Reads:
     def chat_info(self, platform: str, external_id: str) -> tuple[str, str | None] | None:
         """(kind, language) of a chat the service knows, ``None`` for one it does not."""
         return self.queries.chat(platform, external_id)
+
+    def chat_language(self, platform: str, external_id: str) -> str:
+        """The language of a chat's messages: its choice; in a private chat its person's
+        (``languages.language_of``); else the default (also for a chat it does not know)."""
+        with self.tx.read() as session:
+            chat = session.exec(select(Chat).where(Chat.platform == platform,
+                                                   Chat.external_id == external_id)).first()
+            return languages.language_of(chat, self.settings, session)
 
     def private_chat_of(self, platform: str, user_id: str) -> str | None:
         """The private chat a person's private views go to."""
