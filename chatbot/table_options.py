@@ -74,6 +74,9 @@ class TableOptions:
     host: Host | None = None  # who the table is opened for, named in its lobby (not seat 1)
     # people (player ids) who may manage the table while seated at it, as its opener may
     managers: tuple[int, ...] = ()
+    # a group table played in its players' private chats (a tournament's table in a group
+    # without topics): nothing of it goes into the group, each person sees all of it privately
+    in_private: bool = False
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None, *, strict: bool = False
@@ -105,6 +108,7 @@ class TableOptions:
             daily=str(data["daily"]) if data.get("daily") else None,
             thread_name=str(data["thread_name"]) if data.get("thread_name") else None,
             host=_host(data.get("host")),
+            in_private=bool(data.get("in_private")),
             managers=tuple(m for m in data.get("managers") or ()
                            if isinstance(m, int) and not isinstance(m, bool)))
 
@@ -138,6 +142,8 @@ class TableOptions:
             out["host"] = self.host.to_json()
         if self.managers:
             out["managers"] = list(self.managers)
+        if self.in_private:
+            out["in_private"] = True
         return out
 
     def but(self, **changes: Any) -> TableOptions:

@@ -13,6 +13,12 @@ from sqlalchemy import JSON, BigInteger, Column, Index, Text, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 from .league_tables import LeagueHoliday, LeagueMember, LeagueWeek  # noqa: F401 (re-exported)
+from .tournament_tables import (  # noqa: F401 (re-exported)
+    Tournament,
+    TournamentEntrant,
+    TournamentScore,
+    TournamentTable,
+)
 
 
 def _json(default: Any = None) -> Any:

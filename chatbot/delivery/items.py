@@ -5,7 +5,10 @@ A row with an ``action`` shows no view but acts on its slot's message: ``delete`
 or ``unpin`` it. A transport without ``pin``/``unpin`` (Matrix's rooms may refuse, the console
 has none) refuses pinning with ``CannotPin``. A ``document`` row sends a file (no slot): its
 text is the file's name, a newline and the file's content (``document_text``); a transport
-sends it with ``document(chat, name, data)`` and returns the message's id.
+sends it with ``document(chat, name, data)`` and returns the message's id. A ``thread`` row
+opens a new topic (Telegram's forum) or thread (Matrix: its root message) named by its text:
+``thread(chat, name)`` returns the new thread's id, kept as the row's message id (a transport
+that has none, or a chat that takes none, gives it up: the caller falls back).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Protocol
 
 ACTIONS = ("delete", "pin", "unpin")
 DOCUMENT = "document"  # the action of a row that sends a file
+THREAD = "thread"  # the action of a row that opens a new topic or thread (its text: the name)
 Rows = list[list[list[str]]]  # button rows: [[label, data], ...] per row
 
 
@@ -59,8 +63,8 @@ def plan(item: Item) -> str:
     """What delivering an item takes: ``keep`` (nothing), ``send``, ``edit`` or ``repost``;
     or its action (``delete``, ``pin``, ``unpin``; ``keep`` when the slot shows nothing;
     ``document``: a file sent)."""
-    if item.action == DOCUMENT:
-        return DOCUMENT
+    if item.action in (DOCUMENT, THREAD):
+        return item.action
     if item.action:
         return item.action if item.message_id is not None else "keep"
     if item.slot is None or item.message_id is None:

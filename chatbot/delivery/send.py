@@ -12,6 +12,7 @@ from typing import Any
 from .items import (
     ACTIONS,
     DOCUMENT,
+    THREAD,
     AsyncTransport,
     CannotPin,
     Item,
@@ -38,6 +39,8 @@ def deliver(store: OutboxStore, item: Item, transport: Transport) -> None:
             _act(transport, action, item)
         elif action == DOCUMENT:
             message_id = _document(transport, item)
+        elif action == THREAD:
+            message_id = _thread(transport, item)
         elif action == "send":
             message_id = transport.send(item.chat, item.text, item.rows)
         elif action == "edit":
@@ -73,6 +76,8 @@ async def deliver_async(item: Item,
                 await result
         elif action == DOCUMENT:
             message_id = await _document(transport, item)
+        elif action == THREAD:
+            message_id = await _thread(transport, item)
         elif action == "send":
             message_id = await transport.send(item.chat, item.text, item.rows)
         elif action == "edit":
@@ -137,6 +142,15 @@ def _document(transport: Any, item: Item) -> Any:
     if call is None:
         raise Permanent("documents: not supported")
     return call(item.chat, *document_of(item))
+
+
+def _thread(transport: Any, item: Item) -> Any:
+    """Open a ``thread`` row's topic or thread (a coroutine with an async transport); a
+    transport that opens none gives the row up."""
+    call = getattr(transport, "thread", None)
+    if call is None:
+        raise Permanent("threads: not supported")
+    return call(item.chat, item.text)
 
 
 def _later(coro: Any) -> None:

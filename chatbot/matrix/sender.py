@@ -214,6 +214,14 @@ class MatrixTransport(FileSending):
         await self._seed(chat, event_id, rows)
         return event_id
 
+    async def thread(self, chat: str, name: str) -> str:
+        """A new thread (an outbox ``thread`` row): its root, a message in the room's main
+        timeline named ``name``; the root's event id is the thread's id."""
+        event_id = await self._event(chat, "m.room.message", self._content(name, []),
+                                     f"{self.txn}.t")
+        self._thread_last[(chat, event_id)] = event_id
+        return event_id
+
     async def edit(self, chat: str, message_id: str, text: str,
                    rows: list[list[list[str]]]) -> None:
         new = self._content(text, rows)

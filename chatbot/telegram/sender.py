@@ -63,6 +63,7 @@ _THREAD: contextvars.ContextVar[str | None] = contextvars.ContextVar("tg_thread"
 _TOPIC_GONE = ("message thread not found", "topic_closed", "topic_deleted")
 TOPIC_GONE_FOR = 60.0  # seconds a refusing topic is not tried again
 MAX_DOCUMENT = 50 * 1024 * 1024  # Telegram takes files of up to 50 MB from a bot
+TOPIC_NAME = 128  # characters of a forum topic's name
 
 
 def _button(label: str, data: str) -> InlineKeyboardButton:
@@ -193,6 +194,14 @@ class TelegramTransport:
             int(chat), InputFile(data, filename=name),
             message_thread_id=int(thread) if thread is not None else None))
         return str(msg.message_id)
+
+    async def thread(self, chat: str, name: str) -> str:
+        """A new forum topic (an outbox ``thread`` row): ``createForumTopic``; its id. A chat
+        that is no forum, or where the bot may not manage topics, refuses it (``Permanent``:
+        the caller falls back)."""
+        topic = await self._call(chat, lambda: self.bot.create_forum_topic(
+            int(chat), name[:TOPIC_NAME]))
+        return str(topic.message_thread_id)
 
     def _refused(self, chat: str, thread: str) -> bool:
         when = self._gone.get((chat, thread))

@@ -13,7 +13,7 @@ from ... import buttons
 from ...durations import clock_label, typed_clock
 from ...i18n import LANGUAGES, N_, language_name, register, tr
 from ...presenters import PRESENTERS, presenter
-from . import menus, outgoing, play, records, tables
+from . import menus, outgoing, personal, play, records, tables
 from .api import Outcome, Refusal, UserRef
 from .lobby import TIMEOUT_CHOICES
 from .registry import Registry
@@ -38,7 +38,7 @@ def start(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Out
             if linked.isdigit() and table.id == int(linked):
                 outgoing.say(ctx, chat, tr(
                     ctx.lang, "seated_at", game=presenter(table.game).name(ctx.lang),
-                    group=outgoing.table_place(ctx, table) or "?"))
+                    group=personal.table_place(ctx, table) or "?"))
             play.show(ctx, table)
     return Outcome(None)
 

@@ -6,10 +6,11 @@ hidden cards only ever go to the private chat of the seat they belong to.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import func
-from sqlmodel import col, or_, select
+from sqlmodel import Session, col, or_, select
 
 import fsm
 from storage.models import Chat, GameTable, MessageSlot, Outbox, Player, Seat
@@ -50,6 +51,28 @@ def act(ctx: Ctx, chat: Chat, table_id: int | None, slot: str, action: str,
         "sent_at": None, "error": None, "action": action, "reply_to": None})
 
 
+def open_thread(ctx: Ctx, chat: Chat, key: str, name: str) -> None:
+    """Ask for a new topic (a Telegram forum's) or thread (a Matrix room's) named ``name``:
+    an outbox ``thread`` row under ``key`` (unique in the chat); ``opened_thread`` says how it
+    went once it was delivered."""
+    ctx.queue(Outbox, {"thread": None,
+        "platform": chat.platform, "chat_external_id": chat.external_id, "table_id": None,
+        "slot": key, "repost": False, "fresh": False, "text": name, "buttons": [],
+        "status": "pending", "attempts": 0, "not_before": ctx.now, "created_at": ctx.now,
+        "sent_at": None, "error": None, "action": "thread", "reply_to": None})
+
+
+def opened_thread(session: Session, chat: Chat, key: str) -> str | bool | None:
+    """The id of the topic or thread ``open_thread`` asked for under ``key``; ``None`` while
+    it is on its way, ``False`` when the chat refused it (no forum, no right to make topics)."""
+    row = session.exec(select(Outbox.status, Outbox.message_id).where(
+        Outbox.platform == chat.platform, Outbox.chat_external_id == chat.external_id,
+        Outbox.slot == key, Outbox.action == "thread").order_by(col(Outbox.id).desc())).first()
+    if row is None or row[0] == "pending":
+        return None
+    return row[1] if row[0] == "sent" and row[1] else False
+
+
 def drop_thread(ctx: Ctx, chat: Chat, thread: str) -> int:
     """A topic or thread that takes no more messages: what is still to go there is dropped
     (it would only be refused again). Returns how many rows."""
@@ -85,9 +108,10 @@ def reminder_slot(table: GameTable) -> str:
 
 def remind(ctx: Ctx, table: GameTable, text: str) -> None:
     """A turn reminder in the table's chat: one at a time (a newer one replaces it), deleted
-    once the turn is played (``forget_reminder``)."""
+    once the turn is played (``forget_reminder``). A table played in private chats
+    (``in_private``) says nothing in its group: its person is reminded privately instead."""
     chat = records.get_chat(ctx.session, table.chat_id)
-    if chat is not None:
+    if chat is not None and not plays_in_private(table):
         say(ctx, chat, text, slot=reminder_slot(table), fresh=True, thread=table.thread_id)
 
 
@@ -162,10 +186,34 @@ def say(ctx: Ctx, chat: Chat, text: str, rows: Rows | None = None, slot: str | N
           reply_to, thread)
 
 
+def plays_in_private(table: GameTable) -> bool:
+    """Whether a group table is played in its players' private chats (``in_private``):
+    nothing of it goes into the group; what it would say there, each person hears privately."""
+    return not table.is_private and records.options(table).in_private
+
+
+def _each_person(ctx: Ctx, chat: Chat, table: GameTable,
+                 text_in: Callable[[str], str | None]) -> None:
+    """A table's message to each seated person's private chat (in their language)."""
+    for seat in records.seats(ctx.session, table):
+        person = records.get_player(ctx.session, seat.player_id) if seat.player_id \
+            and not seat.is_cpu else None
+        if person is None or not person.private_chat_id:
+            continue
+        text = text_in(languages.person_language(ctx, chat.platform, person))
+        if text:
+            queue(ctx, chat.platform, person.private_chat_id, table.id, None, False, text, [])
+
+
 def announce(ctx: Ctx, table: GameTable, key: str, **values: Any) -> None:
-    """A one-off message in the table's chat (and nowhere hidden cards could show)."""
+    """A one-off message in the table's chat (and nowhere hidden cards could show); of a
+    table played in private chats, to each of its people."""
     chat = records.get_chat(ctx.session, table.chat_id)
-    if chat is not None:
+    if chat is None:
+        return
+    if plays_in_private(table):
+        _each_person(ctx, chat, table, lambda lang: tr(lang, key, **values))
+    else:
         say(ctx, chat, tr(languages.language(ctx, chat), key, **values), thread=table.thread_id)
 
 
@@ -177,7 +225,12 @@ def announce_result(ctx: Ctx, table: GameTable, seats: list[Seat],
         return
     if table.is_private and model.state != fsm.FINISHED and spectating(table, seats, model):
         return  # the person is out: the table message shows how the CPUs get on
-    lines = presenter(table.game).result_lines(model.engine_state, [s.name for s in seats],
+    names = [s.name for s in seats]
+    if plays_in_private(table):
+        _each_person(ctx, chat, table, lambda lang: "\n".join(presenter(table.game).result_lines(
+            model.engine_state, names, lang, table.options)))
+        return
+    lines = presenter(table.game).result_lines(model.engine_state, names,
                                                languages.language(ctx, chat), table.options)
     if lines:
         say(ctx, chat, "\n".join(lines), thread=table.thread_id)
@@ -224,7 +277,7 @@ def mention(platform: str, player: Player | None, seat: Seat) -> str:
     return seat.name
 
 
-def _with_app(ctx: Ctx, chat: Chat, table: GameTable, rows: Rows, lang: str,
+def with_app(ctx: Ctx, chat: Chat, table: GameTable, rows: Rows, lang: str,
               private: bool) -> Rows:
     """The chat keyboard plus "🃏 Open table" while the game runs, where the Mini App is set
     up (Telegram): a ``web_app`` button privately, a direct Mini App link in groups (where
@@ -262,12 +315,13 @@ def emit(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel,
             # where people type their moves, the table comes down to them on their turn
             # (the adapter edits it in place while it is still in sight)
             repost = True
-        say(ctx, chat, view.text, _with_app(ctx, chat, table, view.rows, lang, True),
+        say(ctx, chat, view.text, with_app(ctx, chat, table, view.rows, lang, True),
             slot=f"t{table.id}", repost=repost, thread=None)
         return
     players = {s.player_id: p for s in seats if s.player_id
                and (p := records.get_player(ctx.session, s.player_id)) is not None}
     view = render_table(table, seats, model, lang, players, ctx.settings.start_link)
+    group = group and not records.options(table).in_private  # (its people see it privately)
     slot_name = f"t{table.id}"
     repost_table, action = _keep_in_view(ctx, chat, table, slot_name) if group \
         else (False, None)
@@ -275,7 +329,7 @@ def emit(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel,
     if group:
         if action == "unpin":  # (the message still pinned, before a repost replaces it)
             act(ctx, chat, table.id, slot_name, action, thread)
-        say(ctx, chat, view.text, _with_app(ctx, chat, table, view.rows, lang, False),
+        say(ctx, chat, view.text, with_app(ctx, chat, table, view.rows, lang, False),
             slot=slot_name, repost=repost_table, thread=thread)
         if action == "pin":
             act(ctx, chat, table.id, slot_name, action, thread)
@@ -295,7 +349,7 @@ def emit(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel,
                                where=records.place_name(chat, table))
         queue(ctx, chat.platform, player.private_chat_id, table.id, f"h{table.id}",
               pview.repost and repost and _may_notify(ctx, table, player), pview.text,
-              _with_app(ctx, chat, table, pview.rows, plang, True))
+              with_app(ctx, chat, table, pview.rows, plang, True))
 
 
 def _may_notify(ctx: Ctx, table: GameTable, player: Player) -> bool:
@@ -309,81 +363,3 @@ def _may_notify(ctx: Ctx, table: GameTable, player: Player) -> bool:
 def game_name(table: GameTable, lang: str) -> str:
     """The table's game as the person reads it."""
     return presenter(table.game).name(lang)  # type: ignore[no-any-return]
-
-
-def table_link(ctx: Ctx, chat: Chat, table: GameTable) -> str | None:
-    """A link to the group's table message, for a private reminder: on Telegram
-    ``https://t.me/c/<id>/<message>`` (a supergroup: its members open it), on Matrix the
-    room's event (``https://matrix.to/#/<room>/<event>``); ``None`` where there is none."""
-    slot = ctx.session.exec(select(MessageSlot).where(
-        MessageSlot.platform == chat.platform, MessageSlot.chat_external_id == chat.external_id,
-        MessageSlot.slot == f"t{table.id}")).first()
-    if slot is None or not slot.message_id:
-        return None
-    if chat.platform == "telegram" and chat.external_id.startswith("-100") \
-            and chat.external_id[4:].isdigit() and slot.message_id.isdigit():
-        return f"https://t.me/c/{chat.external_id[4:]}/{slot.message_id}"
-    if chat.platform == "matrix" and chat.external_id.startswith("!"):
-        return f"https://matrix.to/#/{chat.external_id}/{slot.message_id}"
-    return None
-
-
-def table_place(ctx: Ctx, table: GameTable) -> str | None:
-    """Where a group table plays, named for its players outside the group: the group's name
-    and, when it plays in a topic or thread whose name is known, that name
-    (``records.place_name``); ``None`` for a private table. Every room names tables by it."""
-    return records.place_name(records.get_chat(ctx.session, table.chat_id), table)
-
-
-def linked_title(ctx: Ctx, chat: Chat, table: GameTable) -> str | None:
-    """Where the table plays (``table_place``: the group, and its topic or thread), linked
-    to its table message where the platform allows (``[name](url)``: a text link on
-    Telegram, a link to the room's event on Matrix)."""
-    place = records.place_name(chat, table)
-    if not place:
-        return None
-    link = table_link(ctx, chat, table)
-    if link is None:
-        return place
-    name = place.replace("[", "(").replace("]", ")")
-    return f"[{name}]({link})"
-
-
-def remind_privately(ctx: Ctx, table: GameTable, seats: list[Seat], seat: Seat,
-                     player: Player, header: str) -> None:
-    """A turn reminder in the person's private chat: their view (hand, table, the move
-    buttons: the move can be made right there) posted anew at the bottom, under ``header``.
-    A private table's message is that view."""
-    chat = records.get_chat(ctx.session, table.chat_id)
-    if chat is None:
-        return
-    model = records.model(table, seats)
-    if table.is_private:
-        lang = languages.language(ctx, chat)
-        view = render_private(table, seats, model, seat, lang, single=True)
-        target, slot = chat.external_id, f"t{table.id}"
-    elif player.private_chat_id:
-        lang = languages.person_language(ctx, chat.platform, player)
-        view = render_private(table, seats, model, seat, lang, single=False,
-                              where=records.place_name(chat, table))
-        target, slot = player.private_chat_id, f"h{table.id}"
-    else:
-        return  # nowhere private to write: the group's mention must do
-    queue(ctx, chat.platform, target, table.id, slot, True, f"{header}\n{view.text}",
-          _with_app(ctx, chat, table, view.rows, lang, True), fresh=True)
-
-
-def tell_person(ctx: Ctx, table: GameTable, player: Player | None, key: str,
-                **values: object) -> None:
-    """A one-off message to a person's private chat about a table (in their language)."""
-    chat = records.get_chat(ctx.session, table.chat_id)
-    if chat is None or player is None:
-        return
-    target = chat.external_id if table.is_private else player.private_chat_id
-    if not target:
-        return
-    lang = languages.language(ctx, chat) if table.is_private else \
-        languages.person_language(ctx, chat.platform, player)
-    where = records.place_name(chat, table) or "–"
-    queue(ctx, chat.platform, target, table.id, None, False,
-          tr(lang, key, game=game_name(table, lang), group=where, **values), [])

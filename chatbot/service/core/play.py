@@ -16,7 +16,7 @@ from storage.models import GameTable, Player, Result, Seat
 
 from ...i18n import N_, engine_reason, register, tr
 from ...presenters import presenter
-from . import cpu, outgoing, quiet_hours, records, turn_clock
+from . import cpu, outgoing, personal, quiet_hours, records, turn_clock
 from .api import Outcome, Refusal, UserRef
 from .events import GameFinished, RoundEnded, TableClosed
 from .transaction import Ctx
@@ -203,7 +203,7 @@ def thread_gone(ctx: Ctx, table: GameTable, closed: bool = False) -> None:
     told privately."""
     for seat in _stop(ctx, table, group=False):
         if seat.player_id is not None and not seat.is_cpu:
-            outgoing.tell_person(ctx, table, records.get_player(ctx.session, seat.player_id),
+            personal.tell_person(ctx, table, records.get_player(ctx.session, seat.player_id),
                                  "thread_closed" if closed else "thread_gone")
     ctx.publish(TableClosed(table, "abandoned"))
 
@@ -225,9 +225,9 @@ def cpu_turn(ctx: Ctx, table: GameTable, seats: list[Seat], timed_out: bool,
         if seat.timeouts >= 2 and not seat.away:
             seat.away = True
             outgoing.announce(ctx, table, "now_away", name=seat.name)
-            outgoing.tell_person(ctx, table, person, "clock.you_are_away")
+            personal.tell_person(ctx, table, person, "clock.you_are_away")
         else:  # (on a long clock the person is told privately what happened)
-            outgoing.tell_person(ctx, table, person, "clock.you_timed_out")
+            personal.tell_person(ctx, table, person, "clock.you_timed_out")
     act(ctx, table, seats, model, seat.seat_no, code, actor,
              trigger="timeout" if not seat.is_cpu else "act")
 

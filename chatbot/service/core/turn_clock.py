@@ -25,7 +25,7 @@ from storage.models import GameTable, Player, Seat
 
 from ...durations import time_left
 from ...i18n import N_, register, tr
-from . import cpu, languages, outgoing, quiet_hours, records
+from . import cpu, languages, outgoing, personal, quiet_hours, records
 from .events import TableMoved
 from .transaction import Ctx
 
@@ -179,14 +179,14 @@ def _tell(ctx: Ctx, table: GameTable, seats: list[Seat], seat: Seat, player: Pla
           key: str) -> None:
     """A reminder in the person's private chat: their view, under a line that says why."""
     chat = records.get_chat(ctx.session, table.chat_id)
-    where = outgoing.linked_title(ctx, chat, table) if chat is not None \
+    where = personal.linked_title(ctx, chat, table) if chat is not None \
         and not table.is_private else None
     lang = languages.person_language(ctx, chat.platform if chat else ctx.platform, player)
     ends = table.turn_ends_at
     left = time_left((ends - ctx.now).total_seconds(), lang) if ends is not None else ""
     game = outgoing.game_name(table, lang)
     header = tr(lang, key + ("_where" if where else ""), game=game, group=where, left=left)
-    outgoing.remind_privately(ctx, table, seats, seat, player, header)
+    personal.remind_privately(ctx, table, seats, seat, player, header)
 
 
 def remind(ctx: Ctx, table: GameTable, seats: list[Seat]) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 from fractions import Fraction
-from itertools import groupby
 from typing import Any
 
 from sqlmodel import Session, col, select
@@ -20,7 +19,7 @@ from engine import GAMES
 from storage.models import Chat, Evening, GameTable, Move, Player, Result, Seat, StatsHidden
 
 from ...i18n import N_, register, tr
-from ..core import languages, outgoing, records
+from ..core import languages, outgoing, ranking, records
 from ..core.events import GameFinished
 from ..core.ranking import ranked
 from ..core.transaction import Ctx
@@ -35,42 +34,6 @@ register({
     "deckel.empty": N_("🍺 The Deckel is still empty: no game finished this evening yet."),
 })
 Sheet = list[tuple[int, str, Fraction]]  # (player id, name, points), best first
-
-
-def _value(standing: dict[str, Any]) -> float:
-    """How good a seat's final standing is, higher better (points, coins or tokens)."""
-    for key in ("points", "coins", "tokens"):
-        if key in standing and standing[key] is not None:
-            return float(standing[key])
-    return 0.0
-
-
-def seat_points(winners: Iterable[int], standings: list[dict[str, Any]]) -> dict[int, Fraction]:
-    """Evening points per seat of one finished game: winners first, then by standing;
-    n−1 for the first place down to 0, tied seats share their places' points."""
-    won = set(winners)
-    n = len(standings)
-
-    def key(s: dict[str, Any]) -> tuple[bool, float]:
-        return s["seat"] in won, _value(s)
-    ordered = sorted(standings, key=key, reverse=True)
-    points: dict[int, Fraction] = {}
-    place = 0
-    for _, group in groupby(ordered, key=key):
-        members = list(group)
-        share = Fraction(sum(n - 1 - (place + i) for i in range(len(members))), len(members))
-        for member in members:
-            points[int(member["seat"])] = share
-        place += len(members)
-    return points
-
-
-def shown(points: Fraction, lang: str) -> str:
-    """1, 1.5 (1,5 in German), 2⅓ as people read it."""
-    if points.denominator == 1:
-        return str(points.numerator)
-    text = f"{float(points):.1f}".rstrip("0").rstrip(".")
-    return text.replace(".", ",") if lang == "de" else text
 
 
 def running(session: Session, chat_id: int | None) -> Evening | None:
@@ -105,7 +68,7 @@ def totals(games: Iterable[tuple[list[int], list[dict[str, Any]], list[Seat]]]
     sums: dict[int, Fraction] = {}
     for winners, standings, seats in games:
         by_seat = {s.seat_no: s for s in seats}
-        for seat_no, points in seat_points(winners, standings).items():
+        for seat_no, points in ranking.seat_points(winners, standings).items():
             seat = by_seat.get(seat_no)
             if seat is None or seat.is_cpu or seat.player_id is None:
                 continue
@@ -147,7 +110,7 @@ def evening_sums(session: Session, evening: Evening, until: datetime | None = No
 def line(rows: Sheet, lang: str) -> str:
     """``🍺 Deckel: Alma 5 · Bruno 3 · Cem 1``"""
     return tr(lang, "deckel.line", sheet=" · ".join(
-        f"{name} {shown(points, lang)}" for _pid, name, points in rows))
+        f"{name} {ranking.shown(points, lang)}" for _pid, name, points in rows))
 
 
 def table_text(rows: Sheet, games: int, lang: str) -> str:
@@ -161,7 +124,7 @@ def table_text(rows: Sheet, games: int, lang: str) -> str:
 
 def rows_text(rows: Sheet, lang: str) -> list[str]:
     """One line per person, ranked (ties share a rank: 1., 1., 3.)."""
-    return [tr(lang, "deckel.row", rank=rank, name=name, points=shown(points, lang))
+    return [tr(lang, "deckel.row", rank=rank, name=name, points=ranking.shown(points, lang))
             for rank, (_pid, name, points) in ranked(rows, key=lambda row: row[2])]
 
 

@@ -23,7 +23,7 @@ from ...durations import LANGUAGE_ZONES
 from ...i18n import N_, register, tr
 from ...presenters import presenter
 from ...table_options import Host
-from ..core import languages, outgoing, play, quiet_hours, records, tables, turn_clock
+from ..core import languages, outgoing, play, quiet_hours, ranking, records, tables, turn_clock
 from ..core.transaction import Ctx
 from . import dates, scoresheet
 
@@ -305,7 +305,7 @@ def crown(ctx: Ctx, chat: Chat, evening: Evening, lang: str) -> None:
     best = [r for r in rows if r[2] == rows[0][2]]
     outgoing.say(ctx, chat, tr(lang, "ev.king", month=month_name(last, lang),
                                names=", ".join(r[1] for r in best),
-                               points=scoresheet.shown(rows[0][2], lang)))
+                               points=ranking.shown(rows[0][2], lang)))
 
 
 def period_sums(session: Session, chat: Chat, zone: str, period: str) -> dict:

@@ -14,7 +14,7 @@ from storage.models import Chat, GameTable, Player, Seat
 from ... import buttons
 from ...durations import span
 from ...i18n import N_, register, tr
-from ..core import outgoing, records
+from ..core import outgoing, personal, records
 from ..core.api import Outcome, Refusal, UserRef
 from ..core.transaction import Ctx
 
@@ -92,7 +92,7 @@ def games(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Out
 def _where(ctx: Ctx, table: GameTable) -> str:
     if table.is_private:
         return tr(ctx.lang, "games.private")
-    return outgoing.table_place(ctx, table) or "?"
+    return personal.table_place(ctx, table) or "?"
 
 
 def show(ctx: Ctx, chat: Chat, player: Player, arg: str) -> Outcome:
@@ -106,7 +106,7 @@ def show(ctx: Ctx, chat: Chat, player: Player, arg: str) -> Outcome:
     if seat is None or table.fsm_state not in fsm.PLAYING:
         raise Refusal(tr(ctx.lang, "table_over" if table.fsm_state in fsm.CLOSED
                          else "not_seated"))
-    outgoing.remind_privately(ctx, table, seats, seat, player,
+    personal.remind_privately(ctx, table, seats, seat, player,
                               tr(ctx.lang, "games.show", game=outgoing.game_name(table, ctx.lang),
                                  where=_where(ctx, table)))
     return Outcome(None, table_id=table.id)
