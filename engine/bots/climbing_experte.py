@@ -18,7 +18,7 @@ from typing import Any
 from .. import climbing as C
 from ..cards import Card
 from ..protocol import EXCHANGE, TURN
-from .climbing import Normal, cost_of_mask, penalty
+from .climbing import ACE, Normal, cost_of_mask, penalty, plan
 from .experte import Experte, GameSearch
 
 MAX_CANDIDATES = 8  # plays searched besides Normal's and the pass (by Normal's own order)
@@ -44,6 +44,92 @@ class _View:
         self.table = state.table
         self.owner = state.owner
         self.opening = state.opening
+
+
+_PLANS: dict[int, list[tuple[str, int, int, int]]] = {}  # hand mask → (kind, rank, mask, n)
+
+
+def _plan_of(hand: tuple[Card, ...], hand_mask: int) -> list[tuple[str, int, int, int]]:
+    """Normal's plan of a hand (``climbing.plan``) with each unit's card mask, remembered by
+    the hand's mask (a state's hands are sorted, so the mask fixes the plan)."""
+    hit = _PLANS.get(hand_mask)
+    if hit is None:
+        if len(_PLANS) > 100_000:
+            _PLANS.clear()
+        hit = []
+        for kind, r, cards in plan(hand):
+            m = 0
+            for c in cards:
+                m |= 1 << c.id
+            hit.append((kind, r, m, len(cards)))
+        _PLANS[hand_mask] = hit
+    return hit
+
+
+def normal_move(state: C.State, rng: random.Random) -> C.ClimbAction:
+    """Normal's move (``climbing.Normal.choose``) for the seat on turn, straight from the
+    state — the same decision for the same dice — with the hands' costs and plans remembered
+    by card mask. It reads only what the seat's observation shows."""
+    if state.phase != TURN:
+        return _NORMAL.choose(_View(state), rng)  # type: ignore[arg-type]
+    s: int = state.to_act  # type: ignore[assignment]
+    legal = C.legal_actions(state)
+    hand = state.hands[s]
+    size = len(hand)
+    for a in legal:
+        if a.length == size and a is not C.PASS:
+            return a  # out in one go
+    hands = state.hands
+    danger = False
+    for x, h in enumerate(hands):
+        if x != s and h and len(h) <= 2:
+            danger = True
+    hand_mask = 0
+    for c in hand:
+        hand_mask |= 1 << c.id
+    if state.table is None:
+        return _lead(state, legal, hand, hand_mask, danger)
+    before = cost_of_mask(hand_mask) + 0.35
+    if danger:
+        before += 0.8
+    owner = state.owner
+    if owner is not None and len(hands[owner]) <= 3:
+        before += 0.5
+    best, best_score = C.PASS, before
+    random_ = rng.random
+    for a in legal:
+        if a is C.PASS:
+            continue
+        score = cost_of_mask(hand_mask & ~a.mask) + penalty(a, size, danger) + random_() * 0.01
+        if score < best_score:
+            best, best_score = a, score
+    return best
+
+
+def _lead(state: C.State, plays: tuple[C.ClimbAction, ...], hand: tuple[Card, ...],
+          hand_mask: int, danger: bool) -> C.ClimbAction:
+    """``Normal._lead`` with the plan and costs remembered."""
+    if state.opening:
+        return min(plays, key=lambda a: (cost_of_mask(hand_mask & ~a.mask), -a.length, a.code))
+    units = _plan_of(hand, hand_mask)
+    by_mask = {a.mask: a for a in plays}
+    candidates = []
+    for kind, r, m, n in units:
+        action = by_mask.get(m)
+        if action is None:
+            continue
+        weak = kind != "four" and r < ACE
+        candidates.append(((not weak, danger and kind == "single", r, -n), action))
+    if len(units) == 2:
+        strong = [a for key, a in candidates if key[0]]
+        if strong:
+            return strong[-1]
+    if candidates:
+        return min(candidates, key=lambda t: (t[0], t[1].code))[1]
+    return min(plays, key=lambda a: (a.rank, a.code))
+
+
+_NORMAL = Normal()
 
 
 def _signature(a: C.ClimbAction) -> tuple[str, int, int]:
@@ -165,10 +251,9 @@ class ClimbingSearch(GameSearch):
 
     def rollout(self, world: C.State, action: Any, seat: int, rng: random.Random) -> float:
         state, _ = C.apply(world, action)
-        policy = self.policy.choose
         apply = C.apply
         while state.phase == TURN or state.phase == EXCHANGE:
-            state, _ = apply(state, policy(_View(state), rng))  # type: ignore[arg-type]
+            state, _ = apply(state, normal_move(state, rng))
         return float(state.result.points[seat])  # type: ignore[union-attr]
 
 

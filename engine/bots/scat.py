@@ -141,6 +141,7 @@ class Normal:
     KNOCK_AT = {2: 25, 3: 24, 4: 24, 5: 23, 6: 23, 7: 23}
     FIRST_TURN_EASE = 1  # (only with the first-turn knock allowed: option no_first_turn_knock)
     POSITION_SHIFT = 0  # points per seat after the starter (swept: no measurable gain)
+    expectation = staticmethod(_draw_expectation)  # (the Experte's playouts: a faster twin)
 
     def threshold2(self, obs: Observation) -> int:
         """Knock threshold in half points."""
@@ -161,13 +162,17 @@ class Normal:
         legal = obs.legal
         if len(legal) == 1:
             return legal[0]
+        return self._decide(obs, Unseen(_unseen(obs)), rng)
+
+    def _decide(self, obs: Observation, unseen: Unseen, rng: random.Random) -> ScatAction:
+        """The move, given the cards the seat has not seen (``Unseen``)."""
+        legal = obs.legal
         trio = obs.trio_bonus
-        unseen = Unseen(_unseen(obs))
         if obs.drawn is not None:
             return self._discard(obs, unseen, rng)
         now = half_points(obs.hand, trio)
         take = _take_value(obs) if TAKE in legal else -1
-        expect = _draw_expectation(obs.hand, unseen, trio) if DRAW in legal else float(now)
+        expect = self.expectation(obs.hand, unseen, trio) if DRAW in legal else float(now)
         threshold = self.threshold2(obs)
         if KNOCK in legal and now >= threshold and (expect - now < 3 or now >= threshold + 4):
             return KNOCK
@@ -194,7 +199,7 @@ class Normal:
             value = half_points(rest, trio)
             score = float(value)
             if not last_turn:  # keep the cards with the best prospects: commit to a suit
-                score += _draw_expectation(rest, unseen, trio) - value
+                score += self.expectation(rest, unseen, trio) - value
             score += rng.random() * 0.01
             if best_score is None or score > best_score:
                 best_score, best_card = score, c

@@ -15,15 +15,172 @@ game from the tokens left (``win_chances``: tokens + 1 lives, the bus is the las
 from __future__ import annotations
 
 import random
+from bisect import bisect_right
 from typing import Any
 
 from .. import scat as S
 from ..cards import BY_CODE, Card
 from ..protocol import FINAL_ROUND, TURN
-from .experte import Experte, GameSearch, game_outcome, play_round_out
-from .scat import Normal
+from .experte import Experte, GameSearch, game_outcome
+from .scat import Normal, Unseen, _draw_expectation
 
 _DECK_BY_ID = sorted(S.DECK, key=lambda c: c.id)
+# per suit the deck's (value, card bit) sorted by value; per rank the deck's cards
+_SUIT_SORTED = [sorted((S.CARD_VALUE[c.id], 1 << c.id) for c in S.DECK if c.suit == suit)
+                for suit in range(4)]
+_RANK_CARDS: dict[int, list[Card]] = {}
+for _c in _DECK_BY_ID:
+    _RANK_CARDS.setdefault(_c.rank, []).append(_c)
+
+
+_W = 64  # card ids are below 64: three ids in any order index the tables below
+_BASE = ([0] * (_W * _W * _W), [0] * (_W * _W * _W))  # half points, without / with the trio
+_TOPS: list[tuple[int, ...]] = [()] * (_W * _W * _W)  # per suit the best two of the hand's
+for _a in S.DECK:
+    for _b in S.DECK:
+        for _d in S.DECK:
+            if len({_a, _b, _d}) == 3:
+                _k = (_a.id * _W + _b.id) * _W + _d.id
+                _BASE[0][_k] = S.half_points((_a, _b, _d), False)
+                _BASE[1][_k] = S.half_points((_a, _b, _d), True)
+                _TOPS[_k] = tuple(sum(sorted((S.CARD_VALUE[c.id] for c in (_a, _b, _d)
+                                             if c.suit == suit), reverse=True)[:2])
+                                  for suit in range(4))
+
+
+def draw_expectation(hand: Any, unseen: Unseen, trio: bool) -> float:
+    """``scat._draw_expectation`` (exactly), with a three-card hand's value and best cards
+    per suit from tables."""
+    if len(hand) != 3:
+        return _draw_expectation(hand, unseen, trio)
+    c0, c1, c2 = hand
+    k = (c0.id * _W + c1.id) * _W + c2.id
+    base = _BASE[trio][k]
+    n = unseen.n
+    if not n:
+        return float(base)
+    tops = _TOPS[k]
+    total = 0
+    half = base // 2
+    for s in range(4):
+        vals = unseen.vals[s]
+        if not vals:
+            continue
+        t = tops[s]
+        m = len(vals)
+        j = bisect_right(vals, half - t)  # the first j leave the hand as it is
+        sums = unseen.sums[s]
+        total += 2 * (sums[m] - sums[j] + (m - j) * t) + base * j
+    if trio:
+        r0, r1, r2 = c0.rank, c1.rank, c2.rank
+        pair_rank = r0 if r0 in (r1, r2) else r1 if r1 == r2 else -1
+        for c in unseen.by_rank.get(pair_rank, ()):  # a third card of the pair's rank: 30½
+            v = 2 * (S.CARD_VALUE[c.id] + tops[c.suit])
+            before = v if v > base else base
+            if v < 61:
+                v = 61
+            total += (v if v > base else base) - before
+    return total / n
+
+
+class _ByRank:
+    """``Unseen.by_rank`` on demand: the unseen cards of a rank."""
+
+    __slots__ = ("known",)
+
+    def __init__(self, known: int) -> None:
+        self.known = known
+
+    def get(self, rank: int, default: Any = ()) -> list[Card]:
+        known = self.known
+        return [c for c in _RANK_CARDS.get(rank, ()) if not (known >> c.id) & 1]
+
+
+class _FastUnseen(Unseen):
+    """``scat.Unseen`` of the cards not in a mask of known cards, from presorted tables."""
+
+    __slots__ = ()
+
+    def __init__(self, known: int) -> None:  # noqa: D107 - no call of Unseen.__init__
+        n = 0
+        self.vals = []
+        self.sums = []
+        for suit in range(4):
+            vals = [v for v, bit in _SUIT_SORTED[suit] if not known & bit]
+            acc = [0]
+            total = 0
+            for v in vals:
+                total += v
+                acc.append(total)
+            n += len(vals)
+            self.vals.append(vals)
+            self.sums.append(acc)
+        self.n = n
+        self.by_rank = _ByRank(known)  # type: ignore[assignment]
+
+
+class _View:
+    """The parts of an observation Normal reads, straight from a state (playouts, weights)."""
+
+    __slots__ = ("legal", "hand", "drawn", "from_pile", "phase", "discard", "players", "turns",
+                 "lives", "seat", "seats", "dealer", "hand_size", "trio_bonus")
+
+    def __init__(self, state: S.State, hand_size: int, trio: bool) -> None:
+        s: int = state.to_act  # type: ignore[assignment]
+        self.legal = S.legal_actions(state)
+        self.hand = state.hands[s]
+        self.drawn = state.drawn
+        self.from_pile = state.from_pile
+        self.phase = state.phase
+        self.discard = state.discard
+        self.players = state.players
+        self.turns = state.turns
+        self.lives = state.lives
+        self.seat = s
+        self.seats = state.seats
+        self.dealer = state.dealer
+        self.hand_size = hand_size
+        self.trio_bonus = trio
+
+
+class FastNormal(Normal):
+    """Normal (the same decisions for the same dice) on a state's view, its unseen cards
+    arranged from presorted tables, its draw expectations from tables of hands."""
+
+    expectation = staticmethod(draw_expectation)
+
+    def choose(self, obs: Any, rng: random.Random) -> S.ScatAction:
+        legal = obs.legal
+        if len(legal) == 1:
+            return legal[0]
+        known = 0
+        for c in obs.hand:
+            known |= 1 << c.id
+        for c in obs.discard:
+            known |= 1 << c.id
+        return self._decide(obs, _FastUnseen(known), rng)
+
+
+def normal_move(state: S.State, rng: random.Random) -> S.ScatAction:
+    """Normal's move for the seat on turn, straight from the state (it reads only what the
+    seat's observation shows)."""
+    opts = state.options
+    return _POLICY.choose(_View(state, 4 if dict(opts)["four_cards"] else 3,
+                                bool(dict(opts)["trio_bonus"])), rng)
+
+
+_POLICY = FastNormal()
+
+
+def play_round_out(state: S.State, rng: random.Random) -> S.State:
+    """The round played to its end by Normal players (``normal_move``)."""
+    apply = S.apply
+    opts = dict(state.options)
+    view_args = (4 if opts["four_cards"] else 3, bool(opts["trio_bonus"]))
+    policy = FastNormal()
+    while state.phase == TURN or state.phase == FINAL_ROUND:
+        state, _ = apply(state, policy.choose(_View(state, *view_args), rng))
+    return state
 MISS_KIND = 0.1  # weight of a move of another kind than Normal's (knock / take / draw)
 MISS_CARD = 0.3  # … of another discard than Normal's
 
@@ -159,7 +316,6 @@ class ScatSearch(GameSearch):
                                        stock=tuple(deck[len(order) * hsize:])))
         weights = [1.0] * size
         pinned: list[set[Card]] = [set() for _ in range(n)]  # taken from the pile, still held
-        choose = self.policy.choose
         blitz = 82 if hsize == 4 else 62
         trio = opts["trio_bonus"]
         for p in range(size):  # a dealt blitz would have ended the round at once
@@ -180,7 +336,7 @@ class ScatSearch(GameSearch):
                         weights[p] = 0.0
                         continue
                 if s != me:
-                    model = choose(S.observation(state, s), random.Random(0))
+                    model = normal_move(state, random.Random(0))
                     if model is not action:
                         weights[p] *= MISS_CARD if model.kind == "drop" else MISS_KIND
                 state, _ = S.apply(state, action)
@@ -213,7 +369,7 @@ class ScatSearch(GameSearch):
 
     def rollout(self, world: S.State, action: Any, seat: int, rng: random.Random) -> float:
         state, _ = S.apply(world, action)
-        return outcome(play_round_out(S, state, self.policy.choose, rng), seat)
+        return outcome(play_round_out(state, rng), seat)
 
 
 def _where(state: S.State, card: Card) -> int:

@@ -14,7 +14,10 @@ import random
 import pytest
 
 from engine import GAMES
-from engine.bots import EXPERTE, NORMAL, get_bot, scat_experte, schwimmen_experte
+from engine.bots import EXPERTE, NORMAL, get_bot, register, scat_experte, schwimmen_experte
+from engine.bots.ismcts import BOTS as ISMCTS_BOTS
+
+register(*ISMCTS_BOTS)  # (the arena's player: registered here, not only by test_ismcts)
 
 LONG = {"schwimmen": schwimmen_experte.LONG_ROUND, "scat": scat_experte.LONG_ROUND}
 
