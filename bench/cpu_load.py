@@ -11,7 +11,8 @@ the bot → its answer) is measured, as in ``bench/telegram.py``'s steady case. 
 in the same run: the Experte thinking on threads of the bot's process (``CPU_WORKERS=0``, as
 before issue 39) and in the process pool (one worker per core). Prints p50/p99 of the other
 presses, how many were answered within Telegram's answer window (10 s), the Experte decisions
-made and their mean and p95 time (the bot's ``/metrics``), the bot's CPU per press, and how
+made and their mean and p95 time (the bot's ``/metrics``), the thinking processes' CPU per
+decision (pool mode: the effective search time), the bot's CPU per press, and how
 much of the offered seconds the bot's event loop ran on a core and waited in the run queue for
 one (Linux schedstat: the cores' share, which no code of the bot's decides). Asserts nothing.
 """
@@ -34,6 +35,7 @@ from bench.telegram_cases import NOT_MOVES, _Control, offer  # noqa: E402
 from bench.telegram_harness import (  # noqa: E402
     _bin,
     _cpu_all,
+    _cpu_seconds,
     _free_ports,
     _latencies,
     _running_bots,
@@ -100,6 +102,17 @@ def _keep_thinking(url: str, chats: list[int], stop: threading.Event) -> None:
         stop.wait(0.1)
 
 
+def _children_cpu(pid: int) -> float:
+    """CPU seconds of a process's children (the pool's thinking processes; Linux ``/proc``)."""
+    kids: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            kids.update(int(x) for x in (task / "children").read_text().split())
+        except OSError:
+            continue
+    return sum(_cpu_seconds(k) for k in kids)
+
+
 def _main_thread_times(pid: int) -> tuple[float, float]:
     """Seconds the bot's main thread (the event loop) ran on a core and waited in the run
     queue for one (Linux ``/proc/<pid>/task/<pid>/schedstat``; zeros elsewhere)."""
@@ -140,9 +153,11 @@ def case(mode: str, k: int, tables: int, rate: float, seconds: float,
                     time.sleep(1.0)
                 count0, sum0, hist0 = _experte_stats(port)
                 cpu0 = _cpu_all(procs)
+                think0 = _children_cpu(procs[0].pid)
                 loop0, t0 = _main_thread_times(procs[0].pid), time.monotonic()
                 uids = set(offer(fake.url, others, rate, seconds))
                 loop1, t1 = _main_thread_times(procs[0].pid), time.monotonic()
+                think1, count_mid = _children_cpu(procs[0].pid), _experte_stats(port)[0]
                 # the bot's CPU over the offered seconds (the Experte tables' work included)
                 cpu_ms = (_cpu_all(procs) - cpu0) / max(1, len(uids)) * 1000
                 # every offered press answered (the keeper's presses are answered too: a
@@ -161,12 +176,15 @@ def case(mode: str, k: int, tables: int, rate: float, seconds: float,
            "in_time": in_time, "offered": len(uids), "decisions": decisions,
            "decision_mean": (sum1 - sum0) / decisions if decisions else float("nan"),
            "decision_p95": _p95(hist0, hist1) if decisions else float("nan"),
+           "search_ms": (think1 - think0) / (count_mid - count0) * 1000
+           if count_mid > count0 and think1 > think0 else float("nan"),
            "cpu_ms": cpu_ms, "loop_ran": (loop1[0] - loop0[0]) / (t1 - t0),
            "loop_waited": (loop1[1] - loop0[1]) / (t1 - t0)}
     print(f"K={k:<3d} {mode:6s}  other presses p50 {out['p50']:7.1f} ms  p99 "
           f"{out['p99']:8.1f} ms  answered in time {in_time}/{len(uids)}  Experte "
           f"{decisions:4.0f} decisions, mean {out['decision_mean']:.2f} s, p95 ≤ "
-          f"{out['decision_p95']:.2f} s  CPU {cpu_ms:.2f} ms/press  event loop ran "
+          f"{out['decision_p95']:.2f} s, thinking processes' CPU per decision "
+          f"{out['search_ms']:.0f} ms  CPU {cpu_ms:.2f} ms/press  event loop ran "
           f"{out['loop_ran']:.0%}, waited for a core {out['loop_waited']:.0%} of the time",
           flush=True)
     return out

@@ -14,8 +14,10 @@ For one decision the Experte repeatedly
 All candidates are played out in the same sampled worlds with the same playout dice (common
 random numbers), so their comparison is paired; a candidate that is clearly worse than the
 leader is dropped early and the time goes to the close ones. The search stops after a time
-budget (``BUDGET`` seconds, default 1.0; ``budget=`` per bot; divided by the load factor — the
-engine under load gives each decision less time) or after a fixed number of sampled worlds
+budget (``BUDGET`` seconds, default 0.3; ``budget=`` per bot; divided by the load factor — the
+engine under load gives each decision less time — but never below ``MIN_BUDGET``, 0.1 s, where
+the Experte is still as strong as the 2026 one at 1 s: docs/arena.md) or after a fixed number
+of sampled worlds
 (``playouts=``: deterministic, for tests). The clock is a parameter of the bot object
 (``clock=time.perf_counter``); the engine's game modules stay clock-free.
 
@@ -36,8 +38,12 @@ from ..protocol import FINISHED, PAYOUT, Action
 from .levels import EXPERTE
 
 # Seconds of thinking per decision (before the load factor). Overridable per bot and, for whole
-# test runs or deployments, with the environment variable STAMMTISCH_EXPERTE_BUDGET.
-BUDGET: float = float(os.environ.get("STAMMTISCH_EXPERTE_BUDGET", "1.0"))
+# test runs or deployments, with the environment variable STAMMTISCH_EXPERTE_BUDGET. Set from
+# the strength-against-budget curve (bench/budget_curve.py, docs/arena.md).
+BUDGET: float = float(os.environ.get("STAMMTISCH_EXPERTE_BUDGET", "0.3"))
+# The load factor never cuts a decision below this (or below the budget, when that is smaller):
+# under load a decision waits longer for a thinking process rather than thinking less.
+MIN_BUDGET: float = 0.1
 
 
 def _no_load() -> float:
@@ -112,11 +118,12 @@ class Experte:
 
     # ---------------------------------------------------------------------------------------
     def time_budget(self) -> float:
-        """The seconds this decision may take: the budget divided by the load factor."""
+        """The seconds this decision may take: the budget divided by the load factor, but not
+        less than ``MIN_BUDGET`` (the whole budget, if that is less)."""
         budget = BUDGET if self.budget is None else self.budget
         load = self.load if self.load is not None else LOAD
         factor = load() if callable(load) else load
-        return budget / max(1.0, float(factor))
+        return max(min(budget, MIN_BUDGET), budget / max(1.0, float(factor)))
 
     def choose(self, obs: Any, rng: random.Random) -> Action:
         legal = obs.legal

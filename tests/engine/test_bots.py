@@ -119,17 +119,24 @@ def test_experte_keeps_its_time_budget(game_id):
     bot.choose(obs, random.Random(1))
     assert clock.now <= 0.05 + 0.01
     fast = FakeClock(0.001)
-    bot_class(budget=0.05, load=5.0, clock=fast).choose(obs, random.Random(1))
-    assert fast.now <= 0.01 + 0.01  # under load the budget shrinks
+    bot_class(budget=0.5, load=5.0, clock=fast).choose(obs, random.Random(1))
+    assert fast.now <= 0.1 + 0.01  # under load the budget shrinks
     assert bot_class(budget=0.4, load=lambda: 4.0).time_budget() == pytest.approx(0.1)
+
+
+def test_experte_under_load_thinks_at_least_its_minimum_budget():
+    bot_class = type(get_bot("scat", EXPERTE))
+    assert bot_class(budget=0.3, load=32.0).time_budget() == pytest.approx(E.MIN_BUDGET)
+    assert bot_class(budget=0.3, load=2.0).time_budget() == pytest.approx(0.15)
+    assert bot_class(budget=0.05, load=32.0).time_budget() == pytest.approx(0.05)  # less: whole
 
 
 def test_experte_budget_defaults_and_module_settings(monkeypatch):
     bot = get_bot("schwimmen", EXPERTE)
     assert bot.time_budget() == pytest.approx(E.BUDGET)
-    monkeypatch.setattr(E, "BUDGET", 0.3)
+    monkeypatch.setattr(E, "BUDGET", 0.6)
     monkeypatch.setattr(E, "LOAD", lambda: 3.0)
-    assert get_bot("schwimmen", EXPERTE).time_budget() == pytest.approx(0.1)
+    assert get_bot("schwimmen", EXPERTE).time_budget() == pytest.approx(0.2)
 
 
 def test_win_chances():

@@ -242,9 +242,9 @@ def test_cpu_action_hands_budget_and_load_to_the_experte(monkeypatch) -> None:
     monkeypatch.setattr(fsm.table, "get_bot", recording_get_bot)
     model = started(seats=3, seed=7)
     legal = {a.code for a in S.legal_actions(model.engine_state)}
-    assert fsm.cpu_action(model, "experte", random.Random(1), budget=0.2, load=4.0) in legal
-    assert made[-1].budget == 0.2 and made[-1].load == 4.0
-    assert made[-1].time_budget() == pytest.approx(0.05)
+    assert fsm.cpu_action(model, "experte", random.Random(1), budget=0.6, load=4.0) in legal
+    assert made[-1].budget == 0.6 and made[-1].load == 4.0
+    assert made[-1].time_budget() == pytest.approx(0.15)
     assert fsm.cpu_action(model, "normal", random.Random(1), budget=0.2, load=4.0) in legal
     assert not hasattr(made[-1], "budget")  # Normal does not think against a clock
 
