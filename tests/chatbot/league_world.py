@@ -27,6 +27,7 @@ NAMES = ("Anna", "Bob", "Alma", "Bruno", "Carla", "Dieter", "Emil", "Frieda", "G
          "Conny", "Dora", "Egon", "Fritz", "Greta", "Hugo", "Inge", "Jule", "Kurt", "Luise",
          "Mia")
 GAME = "schwimmen"
+WEEK = date(2030, 1, 7)  # a Monday (the league's first week in the tests)
 
 
 def person(i: int, lang: str = "de") -> UserRef:
@@ -39,6 +40,13 @@ def player_id(engine: Engine, user: UserRef) -> int:
             Player.external_id == user.external_id)).one()
         assert pid is not None
         return pid
+
+
+def said(h: Harness, chat: ChatRef, user: UserRef, *words: str) -> str:
+    """``/liga`` with these words, and its answer as the chat shows it."""
+    out = h.command(chat, user, "liga", " ".join(words))
+    assert out.ok, out.text
+    return h.messages(chat)[-1].text
 
 
 def start_try(h: Harness, user: UserRef, chat: ChatRef | None = None) -> int:

@@ -9,18 +9,17 @@ from __future__ import annotations
 
 import random
 from concurrent.futures import ThreadPoolExecutor
-from datetime import date, timedelta
+from datetime import timedelta
 
 from sqlalchemy import func
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
 from chatbot.service import ChatRef, Service
-from chatbot.service.league import placing
-from storage.models import LeagueHoliday, LeagueMember, LeagueWeek, Rating, StatsHidden
-from storage.retention import Retention, sweep
+from storage.models import LeagueMember, LeagueWeek, Rating
 from tests.chatbot.evenings import berlin
 from tests.chatbot.league_world import (
+    WEEK,
     expected_order,
     expected_points,
     members,
@@ -28,23 +27,17 @@ from tests.chatbot.league_world import (
     player_id,
     quick_try,
     real_try,
+    said,
 )
 from tests.chatbot.service.harness import Harness, P, assert_brief_refusal, private
 from tests.conftest import FakeClock, make_service
 
-WEEK = date(2030, 1, 7)  # a Monday (the league's first week)
 GROUPS = {"g-1": ("Stammtisch", range(0, 6)), "g-2": ("Skatfreunde", range(14, 20)),
           "g-3": ("Kegelclub", range(27, 34))}
 
 
 def _group(key: str) -> ChatRef:
     return ChatRef(P, key, "group", GROUPS[key][0])
-
-
-def _said(h: Harness, chat: ChatRef, user, *words: str) -> str:  # type: ignore[no-untyped-def]
-    out = h.command(chat, user, "liga", " ".join(words))
-    assert out.ok, out.text
-    return h.messages(chat)[-1].text
 
 
 def _opened_once(h: Harness) -> None:
@@ -93,7 +86,7 @@ def test_a_week_of_forty_people_in_three_divisions(db_engine: Engine) -> None:
 
     # the holiday protection, before playing: this week; a second time this month: refused
     clock.set(berlin(0, 9))
-    text = _said(h, private(holiday), holiday, "urlaub")
+    text = said(h, private(holiday), holiday, "urlaub")
     assert text == ("🏖 Urlaubsschutz für die Woche 07.01.–13.01.: du behältst in jeder Liga "
                     "deinen Platz und bekommst in dieser Woche keine Punkte.")
     again = h.command(private(holiday), holiday, "liga", "urlaub")
@@ -157,7 +150,7 @@ def test_a_week_of_forty_people_in_three_divisions(db_engine: Engine) -> None:
     clock.set(berlin(7, 8))
     promoted = by_id[next(m.player_id for m in ended if m.division == 2 and m.moved == "up")]
     rank = next(m.rank for m in ended if m.player_id == ids[promoted.external_id])
-    text = _said(h, private(promoted), promoted)
+    text = said(h, private(promoted), promoted)
     assert text.splitlines()[0] == "🏆 Liga · Schwimmen · 1. Liga von 3"
     assert text.splitlines()[1] == "Woche 14.01.–20.01. · Tag 1 von 7"
     assert f"Letzte Woche: Platz {rank} in der 2. Liga – Aufstieg in die 1. Liga" in text
@@ -183,7 +176,7 @@ def _midweek(h: Harness, people, ids, holiday, english, newcomer) -> None:  # ty
                                          if m.player_id not in away}, days=3)
     me = next(m for m in week if m.division == 2 and m.seed == 5)
     user = next(u for u in people if ids[u.external_id] == me.player_id)
-    text = _said(h, private(user), user)
+    text = said(h, private(user), user)
     lines = text.splitlines()
     assert lines[:3] == ["🏆 Liga · Schwimmen · 2. Liga von 3", "Woche 07.01.–13.01. · Tag 3 von 7",
                          "```"]
@@ -207,22 +200,22 @@ def _midweek(h: Harness, people, ids, holiday, english, newcomer) -> None:  # ty
     assert f"Deine Tage: {days}" in lines
     assert "↑ Aufstieg · ↓ Abstieg, wenn die Woche jetzt endete · 🏖 Urlaub" in lines
     # English
-    text = _said(h, private(english), english)
+    text = said(h, private(english), english)
     assert text.splitlines()[1] == "Week 07.01.–13.01. · day 3 of 7"
     assert text.splitlines()[0].startswith("🏆 League · Schwimmen (31) · division ")
     assert any(x.startswith("You: place ") and " points" in x for x in text.splitlines())
     assert any(x.startswith("Your days: Mon ") for x in text.splitlines())
     # the newcomer joined the lowest division with their first counted deal
-    text = _said(h, private(newcomer), newcomer)
+    text = said(h, private(newcomer), newcomer)
     assert text.splitlines()[0] == "🏆 Liga · Schwimmen · 3. Liga von 3"
     assert "Deine Tage: Mo – · Di – · Mi " in text
     # the holiday: in the table, no rank, no points
-    text = _said(h, private(holiday), holiday)
+    text = said(h, private(holiday), holiday)
     assert "Du hast diese Woche Urlaub: du behältst deine Liga." in text
     assert any(x.startswith("  – " + holiday.name) and x.endswith("🏖 ◀")
                for x in text.splitlines())
     # in a group: its members' places
-    text = _said(h, _group("g-1"), people[0])
+    text = said(h, _group("g-1"), people[0])
     lines = text.splitlines()
     assert lines[:2] == ["🏆 Diese Gruppe in der Liga · Woche 07.01.–13.01., Tag 3 von 7",
                          "Schwimmen:"]
@@ -242,7 +235,7 @@ def _groups_table(h: Harness, people, ids, holiday) -> None:  # type: ignore[no-
                              reverse=True)[:3])
              for key, (_title, who) in GROUPS.items()}
     order = sorted(GROUPS, key=lambda k: (-score[k], GROUPS[k][0].lower()))
-    text = _said(h, _group("g-2"), people[14], "gruppen")
+    text = said(h, _group("g-2"), people[14], "gruppen")
     lines = text.splitlines()
     assert lines[0] == "👥 Gruppenliga · Schwimmen · Woche 07.01.–13.01."
     rows = lines[2:2 + len(GROUPS)]
@@ -274,151 +267,3 @@ def test_two_services_open_a_week_at_once_and_it_is_opened_once(db_engine: Engin
         assert session.exec(select(func.count()).select_from(LeagueWeek)).one() == 4
         assert session.exec(select(func.count()).select_from(LeagueMember)).one() == 14
     assert [m.division for m in members(db_engine, WEEK)] == [1] * 14
-
-
-# ---------------------------------------------------------------------------------- bad input
-
-
-def test_bad_input_gets_a_short_answer_and_changes_nothing(db_engine: Engine) -> None:
-    clock = FakeClock(berlin(-1, 10))
-    h = Harness(db_engine, clock, cpu_delay=0.0)
-    rng = random.Random(5)
-    anna, bob, eve = person(0), person(1), person(2, "en")
-    assert h.command(private(eve), eve, "start").ok
-    lonely = h.command(private(eve), eve, "liga", "urlaub")  # in no league: nothing to protect
-    assert_brief_refusal(lonely)
-    assert lonely.text == "You are in no league this week: there is nothing to protect."
-    assert _said(h, private(eve), eve) == (
-        "🏆 You are in no league yet. Play today's deal (/daily): your first counted deal "
-        "puts you in the lowest division of that game's league.")
-    for user in (anna, bob):
-        quick_try(h, user, rng)
-    clock.set(berlin(0, 9))
-    h.service.open_league_weeks()
-    assert _said(h, private(anna), anna, "urlaub").startswith("🏖 Urlaubsschutz")
-
-    def counts() -> tuple[int, ...]:
-        with Session(db_engine) as session:
-            return tuple(session.exec(select(func.count()).select_from(model)).one()
-                         for model in (LeagueWeek, LeagueMember, LeagueHoliday))
-
-    before = counts()
-    for words, answer in (
-            ("quatsch", "Das verstehe ich nicht: „quatsch“. /liga, /liga <Spiel> [Liga], "
-                        "/liga gruppen oder /liga urlaub."),
-            ("schwimmen 9", "Diese Liga gibt es nicht: die Liga für Schwimmen geht diese Woche bis zur "
-                            "1. Liga."),
-            ("schwimmen drei", None), ("gruppen quatsch", None), ("urlaub jetzt", None),
-            ("urlaub", "Deinen Urlaubsschutz hast du diesen Monat schon genommen "
-                       "(Woche 07.01.–13.01.): einmal im Monat.")):
-        out = h.command(private(anna), anna, "liga", words)
-        assert_brief_refusal(out)
-        if answer is not None:
-            assert out.text == answer
-    # later in the month, another week: still refused; next month: granted
-    clock.set(berlin(14, 9))
-    h.service.open_league_weeks()
-    assert_brief_refusal(h.command(private(anna), anna, "liga", "urlaub"))
-    assert counts()[2] == before[2]
-    clock.set(berlin(28, 9))  # Monday 04.02.
-    h.service.open_league_weeks()
-    assert _said(h, private(anna), anna, "urlaub").startswith(
-        "🏖 Urlaubsschutz für die Woche 04.02.–10.02.")
-    # played this week already: the protection is for next week
-    clock.set(berlin(35, 9))
-    h.service.open_league_weeks()
-    quick_try(h, bob, rng)
-    assert _said(h, private(bob), bob, "urlaub").startswith(
-        "🏖 Du hast diese Woche schon gespielt, darum gilt der Urlaubsschutz für nächste "
-        "Woche, 18.02.–24.02.")
-
-
-# ---------------------------------------------------------------------------------- the rules
-
-
-def test_divisions_of_about_twelve_to_twenty() -> None:
-    """The number of divisions for a league of n people, their sizes, and when a week's
-    divisions are kept or cut anew."""
-    assert [placing.divisions_for(n) for n in (1, 11, 23, 24, 33, 40, 100)] == \
-        [1, 1, 1, 2, 2, 3, 7]
-    assert [len(d) for d in placing.cut([list(range(40))])] == [14, 13, 13]
-    kept = [list(range(0, 14)), list(range(14, 27)), list(range(27, 45))]
-    assert placing.cut(kept) == kept  # each between 8 and 24: as the moves lead
-    grown = [list(range(0, 14)), list(range(14, 27)), list(range(27, 57))]
-    assert [len(d) for d in placing.cut(grown)] == [15, 14, 14, 14]  # the lowest grew: anew
-    assert placing.cut([[], []]) == []
-
-
-def test_the_best_move_up_the_last_down_and_a_holiday_is_kept() -> None:
-    entries = [placing.Entry(i, 2, points, played, holiday, seed=i)
-               for i, points, played, holiday in (
-                   (1, 30, 5, False), (2, 30, 4, False), (3, 25, 5, False), (4, 20, 5, False),
-                   (5, 10, 2, False), (6, 0, 0, False), (7, 0, 0, True), (8, 0, 0, False))]
-    ordered = placing.order(entries)
-    assert [e.player_id for e in ordered] == [1, 2, 3, 4, 5, 6, 8, 7]
-    assert placing.ranks(ordered) == {1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6, 8: 6, 7: None}
-    assert placing.moves(ordered, 2, 3) == {1: "up", 2: "up", 3: "up", 4: "stay", 5: "down",
-                                            6: "down", 8: "down", 7: "holiday"}
-    assert set(placing.moves(ordered, 1, 3).values()) == {"stay", "down", "holiday"}
-    assert set(placing.moves(ordered, 3, 3).values()) == {"stay", "up", "holiday"}
-
-
-# ---------------------------------------------------------------------------------- keeping
-
-
-def test_hidden_people_are_in_no_league_and_old_weeks_go(db_engine: Engine) -> None:
-    clock = FakeClock(berlin(-1, 10))
-    h = Harness(db_engine, clock, cpu_delay=0.0)
-    rng = random.Random(7)
-    anna, bob = person(0), person(1)
-    quick_try(h, anna, rng)
-    quick_try(h, bob, rng)
-    with Session(db_engine) as session:
-        session.add(StatsHidden(player_id=player_id(db_engine, bob), since=clock()))
-        session.commit()
-    clock.set(berlin(0, 9))
-    h.service.open_league_weeks()
-    assert [m.player_id for m in members(db_engine, WEEK)] == [player_id(db_engine, anna)]
-    assert "Bob" not in _said(h, private(anna), anna) and "Anna" in _said(h, private(anna), anna)
-    board, boards = h.service.league_sight(P, anna.external_id)  # (what a page renders)
-    assert board is not None and boards == [board]
-    assert (board.game, board.week, board.division, board.divisions, board.closed) == \
-        ("schwimmen", WEEK, 1, 1, False)
-    assert [(line.rank, line.name, line.points, line.days) for line in board.lines] == \
-        [(1, "Anna", 0, (None,) * 7)]
-    assert h.service.league_sight(P, bob.external_id, "schwimmen")[0] == board  # (not in it)
-    assert h.service.league_sight(P, "nobody") == (None, [])
-    _said(h, private(anna), anna, "urlaub")
-    for weeks_on in range(1, 15):  # anna plays on; the weeks are opened one after the other
-        clock.set(berlin(7 * weeks_on, 9))
-        h.service.open_league_weeks()
-        quick_try(h, anna, rng)
-    counts = sweep(db_engine, clock(), Retention())
-    assert counts["league_member"] == 1 and counts["league_holiday"] == 1
-    assert counts["league_week"] == 4  # the first week of each game
-    with Session(db_engine) as session:
-        assert min(session.exec(select(LeagueWeek.week)).all()) == "2030-01-14"
-
-
-def test_who_plays_no_deal_for_four_weeks_leaves_and_comes_back_in_the_lowest_division(
-        db_engine: Engine) -> None:
-    clock = FakeClock(berlin(-1, 10))
-    h = Harness(db_engine, clock, cpu_delay=0.0)
-    rng = random.Random(11)
-    anna, bob = person(0), person(1)
-    for user in (anna, bob):
-        quick_try(h, user, rng)
-    for weeks_on in range(6):  # anna plays every week, bob never again
-        clock.set(berlin(7 * weeks_on, 9))
-        h.service.open_league_weeks()
-        quick_try(h, anna, rng)
-    bob_id = player_id(db_engine, bob)
-    rows = [next((m for m in members(db_engine, WEEK + timedelta(days=7 * w))
-                  if m.player_id == bob_id), None) for w in range(6)]
-    assert [r.idle if r else None for r in rows] == [0, 1, 2, 3, None, None]
-    assert rows[3] is not None and rows[3].moved == "left"
-    assert _said(h, private(bob), bob).startswith("🏆 Du bist noch in keiner Liga.")
-    real_try(h, bob, random.Random(1))  # back: the lowest division, at once
-    text = _said(h, private(bob), bob)
-    assert text.splitlines()[0] == "🏆 Liga · Schwimmen · 1. Liga von 1"
-    assert "Letzte Woche" not in text
