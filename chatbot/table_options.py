@@ -77,6 +77,8 @@ class TableOptions:
     # a group table played in its players' private chats (a tournament's table in a group
     # without topics): nothing of it goes into the group, each person sees all of it privately
     in_private: bool = False
+    # its end offers no "play again": who plays next is not up to its table (a tournament's)
+    no_again: bool = False
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None, *, strict: bool = False
@@ -109,6 +111,7 @@ class TableOptions:
             thread_name=str(data["thread_name"]) if data.get("thread_name") else None,
             host=_host(data.get("host")),
             in_private=bool(data.get("in_private")),
+            no_again=bool(data.get("no_again")),
             managers=tuple(m for m in data.get("managers") or ()
                            if isinstance(m, int) and not isinstance(m, bool)))
 
@@ -144,6 +147,8 @@ class TableOptions:
             out["managers"] = list(self.managers)
         if self.in_private:
             out["in_private"] = True
+        if self.no_again:
+            out["no_again"] = True
         return out
 
     def but(self, **changes: Any) -> TableOptions:

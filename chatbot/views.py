@@ -211,7 +211,8 @@ def render_table(table: GameTable, seats: list[Seat], model: fsm.TableModel, lan
         won = p.winners(state)
         if won:
             lines.append(tr(lang, "winners", names=", ".join(names[s] for s in won)))
-        rows.append([_btn(table, tr(lang, "play_again"), "again")])
+        if not options_of(table).no_again:
+            rows.append([_btn(table, tr(lang, "play_again"), "again")])
         return View("\n".join(lines), rows)
     on_turn = game.to_act(state)
     if on_turn is not None:

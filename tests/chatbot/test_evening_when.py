@@ -7,6 +7,7 @@ from datetime import UTC, date, datetime
 
 import pytest
 
+from chatbot.service.core import typed_times
 from chatbot.service.evening import dates
 
 MONDAY = date(2030, 1, 7)
@@ -33,8 +34,8 @@ def test_words_that_name_no_evening(typed: str) -> None:
 
 
 def test_twenty_o_clock_stays_local_across_both_changes() -> None:
-    berlin = dates.zone("Europe/Berlin")
-    start = dates.starts(date(2030, 3, 29), 1200, berlin)  # Friday before summer time
+    berlin = typed_times.zone("Europe/Berlin")
+    start = typed_times.starts(date(2030, 3, 29), 1200, berlin)  # Friday before summer time
     assert start == datetime(2030, 3, 29, 19, tzinfo=UTC)
     summer = dates.following(start, 1200, berlin, dates.WEEKLY)
     assert summer == datetime(2030, 4, 5, 18, tzinfo=UTC)

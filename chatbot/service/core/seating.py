@@ -96,6 +96,8 @@ def again(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: U
     ``again.same``: privately, the same cards again (``same_cards``)."""
     if table.fsm_state not in fsm.CLOSED:
         raise Refusal(tr(ctx.lang, "already_handled"))
+    if records.options(table).no_again:  # (a forged press: no such button was drawn)
+        raise Refusal(tr(ctx.lang, "unknown_button"))
     same = code == "again.same"
     if same and not (table.is_private and any(s.is_cpu for s in seats)):
         raise Refusal(tr(ctx.lang, "co.same_private"))

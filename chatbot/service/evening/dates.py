@@ -1,16 +1,23 @@
-"""When a Stammtisch evening is (issue 40): the day and time people type (``fr 20:00``,
-``friday 8pm``), how it repeats, its start in the group's time zone (``zoneinfo``: 20:00 stays
-20:00 local across daylight-saving changes), the next evening of a series, and the steps of
-an evening (announce, remind the day before and 30 minutes before, start, close). Pure: no
-database."""
+"""When a Stammtisch evening is (issue 40): the day and time people type (read by the core's
+``typed_times``: ``fr 20:00``, ``friday 8pm``), how it repeats, its start in the group's time
+zone, the next evening of a series, and the steps of an evening (announce, remind the day
+before and 30 minutes before, start, close). Pure: no database."""
 
 from __future__ import annotations
 
 import re
-from datetime import UTC, date, datetime, time, timedelta
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from datetime import date, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from ..core.typed_names import fold
+from ..core.typed_times import (
+    DATE,
+    aware,
+    clock_of,
+    day_of,
+    local_day,
+    starts,
+)
 
 ONCE, WEEKLY, BIWEEKLY = "once", "weekly", "biweekly"
 REPEATS = (ONCE, WEEKLY, BIWEEKLY)
@@ -21,75 +28,12 @@ LENGTH = timedelta(hours=6)  # an evening not closed by hand closes this long af
 STEPS = ("announce", "day", "soon", "start", "close")
 TIMES = tuple(range(18 * 60, 22 * 60 + 1, 30))  # the times offered by buttons: 18:00–22:00
 
-_DAYS = (("mo", "mon", "montag", "monday"), ("di", "tue", "tues", "dienstag", "tuesday"),
-         ("mi", "wed", "mittwoch", "wednesday"), ("do", "thu", "thurs", "donnerstag", "thursday"),
-         ("fr", "fri", "freitag", "friday"), ("sa", "sat", "samstag", "saturday"),
-         ("so", "sun", "sonntag", "sunday"))
 _REPEAT_WORDS = {
     WEEKLY: ("weekly", "wöchentlich", "woechentlich", "jede woche", "every week"),
     BIWEEKLY: ("biweekly", "fortnightly", "14tägig", "14-tägig", "zweiwöchentlich",
                "alle zwei wochen", "every two weeks", "every 2 weeks", "alle 2 wochen"),
     ONCE: ("once", "einmal", "einmalig"),
 }
-_TODAY = ("heute", "today")
-_TOMORROW = ("morgen", "tomorrow")
-_DATE = re.compile(r"^(\d{1,2})\.(\d{1,2})\.?$")  # 12.3. (day, month)
-_CLOCK = re.compile(r"^(\d{1,2})(?:[:.h](\d{2}))?\s*(am|pm|uhr|h)?$")
-
-
-def zone(name: str | None, fallback: str = "UTC") -> ZoneInfo:
-    """A time zone by name (an unknown name: ``fallback``)."""
-    for candidate in (name, fallback, "UTC"):
-        try:
-            return ZoneInfo(candidate or "UTC")
-        except (ZoneInfoNotFoundError, ValueError):
-            continue
-    return ZoneInfo("UTC")
-
-
-def is_zone(name: str) -> bool:
-    try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        return False
-    return "/" in name or name == "UTC"
-
-
-def clock_of(word: str) -> int | None:
-    """Minutes after midnight of a typed time (``20:00``, ``20.30``, ``20``, ``8pm``,
-    ``8:30 pm``, ``20 uhr``), or ``None``."""
-    match = _CLOCK.match(word.strip().lower())
-    if match is None:
-        return None
-    hour, minute, suffix = int(match[1]), int(match[2] or 0), match[3]
-    if suffix in ("am", "pm"):
-        if not 1 <= hour <= 12:
-            return None
-        hour = hour % 12 + (12 if suffix == "pm" else 0)
-    if hour > 23 or minute > 59:
-        return None
-    return hour * 60 + minute
-
-
-def day_of(word: str, today: date) -> date | None:
-    """The date a typed day names from ``today`` on (a weekday: its next one, today
-    included; ``heute``/``morgen``; ``12.3.``), or ``None``."""
-    word = fold(word).rstrip(",")
-    if word in _TODAY:
-        return today
-    if word in _TOMORROW:
-        return today + timedelta(days=1)
-    for weekday, names in enumerate(_DAYS):
-        if word in names or word.rstrip(".") in names:
-            return today + timedelta(days=(weekday - today.weekday()) % 7)
-    match = _DATE.match(word)
-    if match:
-        try:  # this year's, or next year's once it passed (29.2.: only in a leap year)
-            when = date(today.year, int(match[2]), int(match[1]))
-            return when if when >= today else when.replace(year=today.year + 1)
-        except ValueError:
-            return None
-    return None
 
 
 def no_such_day(text: str, today: date) -> str | None:
@@ -98,7 +42,7 @@ def no_such_day(text: str, today: date) -> str | None:
     as it was typed; else ``None``."""
     _repeat, rest = repeat_of(text)
     words = rest.split()
-    if not words or not _DATE.match(fold(words[0]).rstrip(",")):
+    if not words or not DATE.match(fold(words[0]).rstrip(",")):
         return None
     return words[0] if day_of(words[0], today) is None else None
 
@@ -134,16 +78,6 @@ def parse(text: str, today: date) -> tuple[date, int, str, str] | None:
     return day, minutes, repeat or ONCE, " ".join(rest[1:])
 
 
-def starts(day: date, minutes: int, tz: ZoneInfo) -> datetime:
-    """The UTC moment of ``minutes`` after midnight local time on ``day``."""
-    local = datetime.combine(day, time(minutes // 60, minutes % 60), tzinfo=tz)
-    return local.astimezone(UTC)
-
-
-def local_day(moment: datetime, tz: ZoneInfo) -> date:
-    return aware(moment).astimezone(tz).date()
-
-
 def following(start: datetime, minutes: int, tz: ZoneInfo, repeat: str) -> datetime | None:
     """The start of the next evening of a series (the same local time, 7 or 14 days later),
     ``None`` for a single evening."""
@@ -151,10 +85,6 @@ def following(start: datetime, minutes: int, tz: ZoneInfo, repeat: str) -> datet
         return None
     days = 7 if repeat == WEEKLY else 14
     return starts(local_day(start, tz) + timedelta(days=days), minutes, tz)
-
-
-def aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def step_times(start: datetime, repeat: str, created: datetime) -> list[tuple[str, datetime]]:

@@ -19,7 +19,7 @@ from storage.models import Chat, Evening, EveningAnswer, GroupSetting, Player
 from ... import buttons
 from ...i18n import N_, register, tr
 from ...presenters import presenter
-from ..core import languages, menus, outgoing, records
+from ..core import languages, menus, outgoing, records, typed_times
 from ..core.api import Outcome, Refusal, UserRef
 from ..core.transaction import Ctx
 from ..core.typed_names import fold, game_of
@@ -69,7 +69,7 @@ def _zone(ctx: Ctx, chat: Chat) -> str:
 
 
 def _today(ctx: Ctx, chat: Chat) -> date:
-    return dates.local_day(ctx.now, dates.zone(_zone(ctx, chat)))
+    return typed_times.local_day(ctx.now, typed_times.zone(_zone(ctx, chat)))
 
 
 def abend(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outcome:
@@ -105,8 +105,8 @@ def create(ctx: Ctx, chat: Chat, player: Player, user: UserRef, day: date, minut
     may organise, the group and they have room for one more, and it overlaps none."""
     rules.organising(ctx, chat, user, alert)
     zone = _zone(ctx, chat)
-    starts = dates.starts(day, minutes, dates.zone(zone))
-    if starts <= dates.aware(ctx.now):
+    starts = typed_times.starts(day, minutes, typed_times.zone(zone))
+    if starts <= typed_times.aware(ctx.now):
         raise Refusal(tr(ctx.lang, "ev.past"), alert=alert)
     rules.room_for(ctx, chat, player, alert)
     rules.refuse_overlap(ctx, chat, starts, minutes, zone, repeat, alert)
@@ -120,7 +120,7 @@ def create(ctx: Ctx, chat: Chat, player: Player, user: UserRef, day: date, minut
     shown_day, shown_time = steps.day_label(starts, zone, lang)
     outgoing.say(ctx, chat, tr(lang, "ev.planned", day=shown_day, time=shown_time),
                  slot="evmenu")
-    if evening.due_at is not None and evening.due_at <= dates.aware(ctx.now):
+    if evening.due_at is not None and evening.due_at <= typed_times.aware(ctx.now):
         steps.fire(ctx, evening)  # (announced at once)
     return Outcome(None)
 
@@ -155,7 +155,7 @@ def press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str) -> Out
     rules.organising(ctx, chat, user, alert=True)
     day = _date(ctx, chat, parts[2])
     lang = languages.language(ctx, chat)  # (the menus are the group's)
-    label = steps.day_label(dates.starts(day, 12 * 60, dates.zone("UTC")), "UTC", lang)[0]
+    label = steps.day_label(typed_times.starts(day, 12 * 60, typed_times.zone("UTC")), "UTC", lang)[0]
     if parts[1] == "d" and len(parts) == 3:
         rows = [[(f"{m // 60:02d}:{m % 60:02d}", buttons.encode(0, 0, f"ev.t.{parts[2]}.{m}"))
                  for m in dates.TIMES[i:i + 3]] for i in range(0, len(dates.TIMES), 3)]
@@ -295,7 +295,7 @@ def set_zone(ctx: Ctx, chat: Chat, user: UserRef, name: str) -> Outcome:
     """``/abend zone Europe/Vienna``: the group's time zone (its admins)."""
     if not user.is_admin:
         raise Refusal(tr(ctx.lang, "ev.admins_only"), alert=False)
-    if not dates.is_zone(name):
+    if not typed_times.is_zone(name):
         raise Refusal(tr(ctx.lang, "ev.zone_bad"), alert=False)
     setting = ctx.session.get(GroupSetting, chat.id)
     if setting is None:
@@ -323,7 +323,7 @@ def top(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outco
     word = fold(args).split()[0] if args.strip() else ""
     lang = languages.language(ctx, chat)
     zone = _zone(ctx, chat)
-    tz = dates.zone(zone)
+    tz = typed_times.zone(zone)
     if word in MONTH_WORDS:
         period = dates.month_of(ctx.now, tz)
         label = steps.month_name(period, lang)

@@ -18,6 +18,7 @@ import fsm
 from storage.models import Chat, Evening, GameTable, Player, Seat
 
 from ...i18n import N_, register, tr
+from ..core import typed_times
 from ..core.api import Refusal, UserRef
 from ..core.organisers import may_organise
 from ..core.transaction import Ctx
@@ -57,8 +58,8 @@ def room_for(ctx: Ctx, chat: Chat, player: Player, alert: bool = False) -> None:
 def _starts(first: datetime, minutes: int, zone: str, repeat: str,
             until: datetime) -> Iterator[datetime]:
     """The starts of an evening and, for a series, its later evenings up to ``until``."""
-    at: datetime | None = dates.aware(first)
-    tz = dates.zone(zone)
+    at: datetime | None = typed_times.aware(first)
+    tz = typed_times.zone(zone)
     while at is not None and at <= until:
         yield at
         at = dates.following(at, minutes, tz, repeat)
@@ -73,7 +74,7 @@ def overlapping(session: Session, chat: Chat, start: datetime, minutes: int, zon
                                               col(Evening.state).in_(LIVE))).all()
     if not live:
         return None
-    until = max([dates.aware(start), *(dates.aware(e.starts_at) for e in live)]) + HORIZON
+    until = max([typed_times.aware(start), *(typed_times.aware(e.starts_at) for e in live)]) + HORIZON
     mine = list(_starts(start, minutes, zone, repeat, until))
     met: list[tuple[datetime, int, Evening]] = []
     for evening in live:

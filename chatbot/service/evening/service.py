@@ -13,9 +13,9 @@ from sqlmodel import col, select
 from storage.models import Evening
 
 from ...runtime import metrics
-from ..core import languages, records
+from ..core import languages, records, typed_times
 from ..core.registry import Parts
-from . import dates, steps
+from . import steps
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +38,7 @@ def fire(parts: Parts, evening_id: int, version: int) -> bool:
                                    .with_for_update()).first()
             now = parts.clock()
             if (evening is None or evening.version != version or evening.due_at is None
-                    or dates.aware(evening.due_at) > now):
+                    or typed_times.aware(evening.due_at) > now):
                 return False
             chat = records.get_chat(session, evening.chat_id)
             ctx = parts.ctx(session, chat.platform if chat else "?",

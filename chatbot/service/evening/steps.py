@@ -23,7 +23,17 @@ from ...durations import LANGUAGE_ZONES
 from ...i18n import N_, register, tr
 from ...presenters import presenter
 from ...table_options import Host
-from ..core import languages, outgoing, play, quiet_hours, ranking, records, tables, turn_clock
+from ..core import (
+    languages,
+    outgoing,
+    play,
+    quiet_hours,
+    ranking,
+    records,
+    tables,
+    turn_clock,
+    typed_times,
+)
 from ..core.transaction import Ctx
 from . import dates, scoresheet
 
@@ -76,7 +86,7 @@ def group_zone(session: Session, chat: Chat, lang: str) -> str:
 
 def day_label(moment: datetime, zone: str, lang: str) -> tuple[str, str]:
     """(``Fr 10.01.`` or ``Fri 1/10``, ``20:00``) of a moment in the group's time zone."""
-    local = dates.aware(moment).astimezone(dates.zone(zone))
+    local = typed_times.aware(moment).astimezone(typed_times.zone(zone))
     weekday = tr(lang, f"ev.day{local.weekday()}")
     day = f"{weekday} {local.day:02d}.{local.month:02d}." if lang == "de" else \
         tr(lang, "ev.date", weekday=weekday, month=local.month, day=local.day)
@@ -246,7 +256,7 @@ def close(ctx: Ctx, chat: Chat, evening: Evening) -> Evening | None:
     show(ctx, chat, evening)
     outgoing.act(ctx, chat, None, slot(evening), "unpin")
     outgoing.say(ctx, chat, summary(ctx.session, evening, lang))
-    start_next = dates.following(evening.starts_at, evening.hhmm, dates.zone(evening.zone),
+    start_next = dates.following(evening.starts_at, evening.hhmm, typed_times.zone(evening.zone),
                                 evening.repeat)
     if start_next is None:
         return None
@@ -294,7 +304,7 @@ def crown(ctx: Ctx, chat: Chat, evening: Evening, lang: str) -> None:
     if setting is None:
         setting = GroupSetting(chat_id=chat.id, zone=evening.zone)  # type: ignore[arg-type]
         ctx.session.add(setting)
-    month = dates.month_of(ctx.now, dates.zone(evening.zone))
+    month = dates.month_of(ctx.now, typed_times.zone(evening.zone))
     last = dates.previous_month(month)
     if setting.crowned is not None and setting.crowned >= last:
         return
@@ -311,7 +321,7 @@ def crown(ctx: Ctx, chat: Chat, evening: Evening, lang: str) -> None:
 def period_sums(session: Session, chat: Chat, zone: str, period: str) -> dict:
     """Evening points per person over a group's evenings that began in a month
     (``2030-01``) or a quarter (``2030-Q1``)."""
-    tz = dates.zone(zone)
+    tz = typed_times.zone(zone)
     counted: set[int | None] = set()
     games = []
     for evening in session.exec(select(Evening).where(
