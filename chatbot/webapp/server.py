@@ -236,8 +236,13 @@ def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE,
         response = web.StreamResponse(headers={
             "Content-Type": "text/event-stream", "X-Accel-Buffering": "no"})
         await response.prepare(request)
-        data, sent = await asyncio.to_thread(_event, loaded), _drawn_as(loaded)
         with hub.watch(table_id) as changed, contextlib.suppress(ConnectionResetError):
+            # the view sent first is read once the table is watched: a change committed after
+            # the read above and before the watch would reach the page only with the next one
+            snapshot = await asyncio.to_thread(service.table_snapshot, table_id)
+            if snapshot is not None:
+                loaded = snapshot.sight(viewer, lang)
+            data, sent = await asyncio.to_thread(_event, loaded), _drawn_as(loaded)
             await response.write(data)
             while not hub.closing:  # (or until the page goes away)
                 left = ends - time.time()

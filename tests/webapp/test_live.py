@@ -115,6 +115,38 @@ def test_a_move_in_another_process_reaches_the_open_page_on_postgresql(pg_engine
     _scenario(pg_engine, press)
 
 
+def test_a_move_made_while_the_page_connects_reaches_it(sqlite_engine: Engine) -> None:
+    """A move committed after the stream read the table but before it watched it (a page
+    opening, or reconnecting after a dropped or expired stream, while somebody moves in the
+    chat): the page still gets the view after it, not the one before for good."""
+    service = Service(sqlite_engine, Settings(cpu_delay=0))
+    table_id = new_on_turn(service, CHAT, ME, "schwimmen 1 anfänger")
+    read = service.table_sight
+    moved: list[int] = []
+
+    def read_then_a_chat_move(*args: Any, **kw: Any) -> Any:
+        """The stream's read, and right after it a move in the chat (committed, told)."""
+        sight = read(*args, **kw)
+        if not moved:
+            assert service.press(CHAT, ME, _a_chat_move(service, table_id), "chat-1").ok
+            moved.append(service.table(table_id).version)  # type: ignore[union-attr,arg-type]
+        return sight
+
+    service.table_sight = read_then_a_chat_move  # type: ignore[method-assign]
+
+    async def main() -> None:
+        async with TestClient(TestServer(make_app(service, TOKEN))) as client:
+            resp = await client.get(f"/api/events?t={table_id}&initData={_quote(_init())}")
+            assert resp.status == 200
+            view = await _next_view(resp)
+            if view["version"] < moved[0]:  # (drawn from the read before the move)
+                view = await _next_view(resp, timeout=10)
+            assert view["version"] == moved[0]
+            resp.close()
+
+    asyncio.run(main())
+
+
 def test_a_shutdown_ends_the_open_streams(sqlite_engine: Engine) -> None:
     """A graceful shutdown (a rolling restart) does not wait for open pages: their streams
     end, the page reconnects to another process."""
