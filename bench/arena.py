@@ -115,7 +115,10 @@ def _hand_figures(game_id: str, state: Any) -> dict[str, Any]:
         return {"winner": r.winner, "points": list(r.delta)}
     if game_id == "climbing":
         return {"winner": r.order[0], "points": list(r.points)}
-    return {"winner": None, "points": None}
+    if game_id == "scat":  # lives (tokens) each seat lost in the round
+        return {"winner": None, "points": None, "lost": list(r.lost)}
+    return {"winner": None, "points": None,
+            "lost": [1 if s in r.losers else 0 for s in range(state.seats)]}
 
 
 def _winners(game_id: str, state: Any) -> list[int]:

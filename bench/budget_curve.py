@@ -39,7 +39,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bench.arena import SEATS, play_one, summarize  # noqa: E402
+from bench.arena import SEATS, mean_ci, play_one, summarize  # noqa: E402
 from engine.bots import EXPERTE, NORMAL, get_bot, register  # noqa: E402
 from engine.bots.experte_2026 import BOTS as EXPERTE_2026_BOTS  # noqa: E402
 from engine.bots.experte_2026 import LEVEL as OLD  # noqa: E402
@@ -148,11 +148,35 @@ def figures(game_id: str, results: list[dict[str, Any]]) -> dict[str, Any]:
         b = r["points"][r["levels"].index(OLD)]
         ahead += 1.0 if a > b else 0.5 if a == b else 0.0
     lo, hi = new["win_ci"]
-    return {"games": len(results), "share": new["win_share"], "ci": (lo, hi),
+    diffs = [_paired(game_id, r) for r in results]
+    diff = mean_ci([d for d in diffs if d is not None])
+    return {"diff": diff, "games": len(results), "share": new["win_share"], "ci": (lo, hi),
             "half": (hi - lo) / 2, "equal": new["equal_share"], "old_share": old["win_share"],
             "old_ci": old["win_ci"], "ahead": ahead / len(results) if results else 0.0,
             "cpu": {lv: (_q(xs, 0.5), _q(xs, 0.95), sum(xs) / len(xs) if xs else 0.0)
                     for lv, xs in cpu.items()}}
+
+
+def _paired(game_id: str, r: dict[str, Any]) -> float | None:
+    """One game's paired difference in the Experte's favour: lives (tokens) the 2026 Experte
+    lost minus the Experte's over the game's rounds (Schwimmen, Scat), or the Experte's points
+    per hand minus the 2026 Experte's (Run Fast, climbing); ``None`` for a record without
+    them."""
+    a, b = r["levels"].index(NEW), r["levels"].index(OLD)
+    hands = r["hands"]
+    if game_id in ("schwimmen", "scat"):
+        if not hands or "lost" not in hands[0]:
+            return None
+        return float(sum(h["lost"][b] - h["lost"][a] for h in hands))
+    if not hands:
+        return None
+    return sum(h["points"][a] - h["points"][b] for h in hands) / len(hands)
+
+
+PAIRED = {"schwimmen": "lives lost by the 2026 Experte − the Experte's, per game",
+          "scat": "tokens lost by the 2026 Experte − the Experte's, per game",
+          "runfast": "points per hand, the Experte − the 2026 Experte",
+          "climbing": "points per hand, the Experte − the 2026 Experte"}
 
 
 def _q(xs: list[float], q: float) -> float:
@@ -172,8 +196,9 @@ def table(directory: str = DIR) -> str:
     matches = load(directory)
     lines = ["| game, players | Experte's budget | games | Experte: games won [95 % CI] | "
              "equal share | 2026 Experte at 1 s | Experte ahead of it | verdict | "
+             "paired difference [95 % CI] | "
              "CPU ms per decision p50 / p95 / mean (Experte · 2026 at 1 s) |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for game_id in ORDER:
         for budget in sorted(b for g, b in matches if g == game_id):
             f = figures(game_id, matches[(game_id, budget)])
@@ -184,8 +209,13 @@ def table(directory: str = DIR) -> str:
                 f"**{100 * f['share']:.1f} %** [{100 * lo:.1f}, {100 * hi:.1f}] | "
                 f"{100 * f['equal']:.1f} % | {100 * f['old_share']:.1f} % [{100 * olo:.1f}, "
                 f"{100 * ohi:.1f}] | {100 * f['ahead']:.1f} % | {verdict(f)} | "
+                f"{f['diff'][0]:+.2f} [{f['diff'][1]:+.2f}, {f['diff'][2]:+.2f}] | "
                 f"{1000 * c_new[0]:.0f} / {1000 * c_new[1]:.0f} / {1000 * c_new[2]:.0f} · "
                 f"{1000 * c_old[0]:.0f} / {1000 * c_old[1]:.0f} / {1000 * c_old[2]:.0f} |")
+    lines.append("")
+    lines.append("Paired difference (the same game, both Experte levels at the table; positive: "
+                 "the Experte did better): " + "; ".join(f"{g}: {t}" for g, t in PAIRED.items())
+                 + ".")
     return "\n".join(lines)
 
 
