@@ -16,7 +16,8 @@ clock, load factor 1): on a shared machine a decision gets the same work done ho
 other processes run, so the curve does not depend on the machine's load (it does on the
 core's speed). The decision times reported are CPU seconds too.
 
-``run`` plays games ``K … K+N-1`` of one match and keeps them in ``bench/results/budget/``;
+``run`` plays games ``K … K+N-1`` of one match and keeps them in ``bench/results/budget/``,
+stamped with a digest of the Experte's code (``version``: runs of other code are not merged);
 ``plan`` plays one deal at a time (every level in every seat) of the match furthest behind,
 the first budget given counting double, until every match is at ±5 points (half the 95 %
 Wilson interval of the Experte's share of games won, after at least 60 games) — start it once
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import glob
+import hashlib
 import json
 import os
 import sys
@@ -100,6 +102,19 @@ def _play_star(job: tuple) -> dict[str, Any]:
     return play(*job)
 
 
+def version(game_id: str) -> str:
+    """A digest of the code the Experte of ``game_id`` plays with (its search, its game
+    module, Normal and the game's rules): runs of another version are not merged."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    names = ["engine/bots/experte.py", f"engine/bots/{game_id}_experte.py",
+             f"engine/bots/{game_id}.py", f"engine/{game_id}.py"]
+    digest = hashlib.sha1()
+    for name in names:
+        with open(os.path.join(root, name), "rb") as f:
+            digest.update(f.read())
+    return digest.hexdigest()[:12]
+
+
 def path_of(game_id: str, budget: float, first: int, directory: str = DIR) -> str:
     return os.path.join(directory, f"{game_id}-{budget:g}-{first:05d}.json")
 
@@ -118,6 +133,7 @@ def run(game_id: str, budget: float, first: int, games: int, seed: int, jobs: in
     path = path_of(game_id, budget, first, directory)
     with open(path, "w") as f:
         json.dump({"game": game_id, "budget": budget, "old_budget": OLD_BUDGET, "seed": seed,
+                   "version": version(game_id),
                    "first": first, "games": games, "seats": seats(game_id),
                    "elapsed": time.perf_counter() - start, "results": results}, f)
     return path
@@ -129,8 +145,9 @@ def load(directory: str = DIR, seed: int = 1) -> dict[tuple[str, float], list[di
     for path in sorted(glob.glob(os.path.join(directory, "*.json"))):
         with open(path) as f:
             run_ = json.load(f)
-        if run_["seed"] != seed or run_["old_budget"] != OLD_BUDGET:
-            continue
+        if (run_["seed"] != seed or run_["old_budget"] != OLD_BUDGET
+                or run_.get("version") != version(run_["game"])):
+            continue  # another match, or the Experte's code has changed since
         for k, game in enumerate(run_["results"]):
             out[(run_["game"], run_["budget"])][run_["first"] + k] = game
     return {key: [games[i] for i in sorted(games)] for key, games in out.items()}
