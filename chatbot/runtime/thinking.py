@@ -24,6 +24,8 @@ import dataclasses
 import os
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
@@ -40,6 +42,7 @@ DEFAULT_QUEUE = "stammtisch.thinking"
 DEFAULT_MARGIN = 2.0  # seconds the bot waits beyond a decision's thinking time
 REPLY_RESERVE = 0.15  # seconds a worker keeps free before the deadline, for the answer's way
 NO_BUDGET_WAIT = 20.0  # seconds a call that names no thinking time may take
+WAITERS = 64  # decisions one bot process may wait for at once
 WORK: dict[str, Callable[..., Any]] = {f.__name__: f for f in (
     fsm.cpu_action_from_json, fsm.advice_from_json, fsm.play_out_from_json)}
 BUDGET_ARG = {"cpu_action_from_json": 4, "advice_from_json": 3}  # where each takes its budget
@@ -105,13 +108,19 @@ def _from_wire(name: str, value: Any) -> Any:
 class QueueThinking:
     """``api.Thinking`` on the task queue: each call a job, answered by whichever worker
     takes it; ``TimeoutError`` when the answers are not all back within the calls' thinking
-    time plus ``margin`` (no worker, a broker that cannot be reached)."""
+    time plus ``margin`` (no worker, a broker that cannot be reached).
 
-    def __init__(self, url: str, queue: str = DEFAULT_QUEUE,
-                 margin: float = DEFAULT_MARGIN) -> None:
+    The jobs are sent and waited for on threads of this object's own (``waiters``, kept for
+    the process's life): Celery's ``rpc://`` answers come to a reply queue named after the
+    thread that asked, and a thread that ended leaves its consumer behind on that queue — a
+    new thread of the same id would lose answers to it."""
+
+    def __init__(self, url: str, queue: str = DEFAULT_QUEUE, margin: float = DEFAULT_MARGIN,
+                 waiters: int = WAITERS) -> None:
         self.app = make_app(url, queue)
         self.queue = queue
         self.margin = margin
+        self._waiters = ThreadPoolExecutor(waiters, thread_name_prefix="thinking-queue")
 
     def think(self, work: Callable[..., T], calls: Sequence[tuple[Any, ...]],
               seconds: float | None) -> list[T]:
@@ -119,14 +128,23 @@ class QueueThinking:
         if WORK.get(name) is not work:
             raise TypeError(f"{name} is not thought on the queue")
         deadline = time.time() + (NO_BUDGET_WAIT if seconds is None else seconds) + self.margin
+        asked = [self._waiters.submit(self._ask, name, list(args), deadline) for args in calls]
         try:
-            sent = [self.app.send_task(
-                TASK, args=(name, list(args), deadline), queue=self.queue,
+            return [job.result(timeout=max(0.01, deadline - time.time())) for job in asked]
+        except FutureTimeout as exc:  # (a waiter still busy at the deadline)
+            raise TimeoutError(f"no thinking worker answered {name} in time") from exc
+        finally:
+            for job in asked:
+                job.cancel()  # (not started yet: no job sent)
+
+    def _ask(self, name: str, args: list[Any], deadline: float) -> Any:
+        """Send one job and wait for its answer (on a waiter thread)."""
+        try:
+            job = self.app.send_task(
+                TASK, args=(name, args, deadline), queue=self.queue,
                 expires=datetime.fromtimestamp(deadline, UTC), retry=True,
                 retry_policy={"max_retries": 1, "interval_start": 0, "interval_step": 0.1})
-                for args in calls]
-            return [_from_wire(name, job.get(timeout=max(0.01, deadline - time.time())))
-                    for job in sent]
+            return _from_wire(name, job.get(timeout=max(0.01, deadline - time.time())))
         except CeleryTimeout as exc:
             raise TimeoutError(f"no thinking worker answered {name} in time") from exc
         except (KombuError, OSError) as exc:

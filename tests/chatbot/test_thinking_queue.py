@@ -176,7 +176,8 @@ def test_an_unreachable_broker_gives_a_hint_thought_here() -> None:
 
 def test_hints_reviews_and_play_outs_come_back_from_a_worker_as_thought(tmp_path: Path) -> None:
     """Each kind of job travels as JSON and comes back as the caller knows it: a hint, a
-    review's hints in order, a ⏩ play-out's moves by table version."""
+    review's hints in order, a ⏩ play-out's moves by table version; to callers on threads
+    that end and new ones (whose ids the system may give again) as well."""
     game = GAMES["schwimmen"]
     states = [s for s in (game.new_game(3, {}, seed) for seed in (7, 8, 9))
               if game.to_act(s) is not None]
@@ -193,8 +194,13 @@ def test_hints_reviews_and_play_outs_come_back_from_a_worker_as_thought(tmp_path
         moves = decisions.play_out(("schwimmen", fsm.TURN, 3, {}, 7, game.to_json(states[0]),
                                     ["experte", "experte", "experte"], 5, 0.01, 5_000))
         assert moves and min(moves) == 5 and all(isinstance(v, int) for v in moves)
+        for _ in range(3):  # callers on threads that come and go get their answers too
+            with ThreadPoolExecutor(2) as callers:
+                hints = list(callers.map(lambda s: decisions.advise(
+                    "schwimmen", game.to_json(s), game.to_act(s)), states))
+            assert [h.code for h in hints] and all(h.values for h in hints)
         assert {k: _fallbacks(k) for k in fallbacks} == fallbacks
-        assert len(worker.received()) == 1 + len(states) + 1
+        assert len(worker.received()) == 1 + len(states) + 1 + 3 * len(states)
 
 
 def test_think_without_a_broker_says_what_to_set(monkeypatch: pytest.MonkeyPatch,
