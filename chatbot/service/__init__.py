@@ -10,7 +10,8 @@ Transport-agnostic. ``Service`` is what the adapters call. It is built from a co
 * the rooms, each a package that declares what it adds and subscribes to the core's events;
   none imports another, and the core imports none of them: ``evening`` (the Stammtisch evening
   and its Deckel), ``solo`` (replay, coach, daily deal, ⏩ skip), ``long_games`` (``/games``,
-  ``/reminders``, ``/pause``), ``stats`` (``/stats``, ``/top``, ratings).
+  ``/reminders``, ``/pause``), ``stats`` (``/stats``, ``/top``, ratings), ``league``
+  (``/liga``: the daily deal's weekly league; a division as plain data: ``LeagueBoard``).
 * ``assembly`` plugs the rooms into the core (``Service``).
 
 The import-linter contracts of ``pyproject.toml`` keep this, run by the test suite.
@@ -23,9 +24,12 @@ from .core.lobby import TIMEOUT_CHOICES
 from .core.queries import NotYourTable, TableSight, TableSnapshot
 from .core.registry import AdminRights, Command, Feature, PressPolicy, Where
 from .core.ticking import Due
+from .league.standings import Board as LeagueBoard
+from .league.standings import Line as LeagueLine
 from .solo.replays import Replayed, round_name, where_text
 
 __all__ = ["AdminRights", "CPU_NAMES", "FEATURES", "TIMEOUT_CHOICES", "Change", "ChatRef", "Command", "Due",
-           "Feature", "NotYourTable", "Outcome", "PressInput", "PressPolicy", "Refusal",
+           "Feature", "LeagueBoard", "LeagueLine", "NotYourTable", "Outcome", "PressInput",
+           "PressPolicy", "Refusal",
            "Replayed", "Service", "Settings", "TableSight", "TableSnapshot", "UserRef", "Where",
            "command_words", "round_name", "where_text"]
