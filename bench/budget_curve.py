@@ -4,9 +4,10 @@
     python bench/budget_curve.py plan [--budgets 0.1 0.03 0.3 1] [--games scat …] [--chunk 12]
     python bench/budget_curve.py table [--write docs/arena.md] [--plot docs/budget_curve.png]
 
-One table per game: the Experte (level ``experte``) at *b* seconds per decision, the 2026
-Experte (``experte_2026``, ``engine/bots/experte_2026/``) at 1 s, and Normal players in the
-other seats (three seats in Schwimmen, Scat and Run Fast, four in the climbing game). The games
+One table per game: the Experte (level ``experte``) at *b* seconds per decision against the
+2026 Experte (``experte_2026``, ``engine/bots/experte_2026/``) at 1 s — heads-up in Schwimmen
+and Scat, with Normal players in the seats the game needs more (Run Fast one, three seats; the
+climbing game two, four seats). The games
 are the arena's (``bench/arena.py``'s ``play_one``): game ``i`` deals with seed ``(seed,
 i // seats)`` and rotates the levels by ``i % seats``, so every deal is played once with each
 level in each seat (duplicate style), and every budget plays the same deals.
@@ -41,7 +42,7 @@ from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bench.arena import SEATS, mean_ci, play_one, summarize  # noqa: E402
+from bench.arena import mean_ci, play_one, summarize  # noqa: E402
 from engine.bots import EXPERTE, NORMAL, get_bot, register  # noqa: E402
 from engine.bots.experte_2026 import BOTS as EXPERTE_2026_BOTS  # noqa: E402
 from engine.bots.experte_2026 import LEVEL as OLD  # noqa: E402
@@ -58,8 +59,12 @@ LEAST = 60
 CHUNK = 12  # games of a ``run`` by default: a multiple of 3 and 4, whole deals rotated
 
 
+CURVE_SEATS = {"schwimmen": 2, "scat": 2, "runfast": 3, "climbing": 4}  # heads-up where it can
+
+
 def seats(game_id: str) -> list[str]:
-    return [NEW, OLD] + [NORMAL] * (SEATS[game_id] - 2)
+    """The levels at the table: both Experte levels, Normal in the seats the game needs more."""
+    return [NEW, OLD] + [NORMAL] * (CURVE_SEATS[game_id] - 2)
 
 
 class _Timed:
@@ -146,7 +151,8 @@ def load(directory: str = DIR, seed: int = 1) -> dict[tuple[str, float], list[di
         with open(path) as f:
             run_ = json.load(f)
         if (run_["seed"] != seed or run_["old_budget"] != OLD_BUDGET
-                or run_.get("version") != version(run_["game"])):
+                or run_.get("version") != version(run_["game"])
+                or run_["seats"] != seats(run_["game"])):
             continue  # another match, or the Experte's code has changed since
         for k, game in enumerate(run_["results"]):
             out[(run_["game"], run_["budget"])][run_["first"] + k] = game
@@ -222,7 +228,7 @@ def table(directory: str = DIR) -> str:
             (lo, hi), (olo, ohi) = f["ci"], f["old_ci"]
             c_new, c_old = f["cpu"][NEW], f["cpu"][OLD]
             lines.append(
-                f"| {game_id}, {SEATS[game_id]} | {budget:g} s | {f['games']} | "
+                f"| {game_id}, {CURVE_SEATS[game_id]} | {budget:g} s | {f['games']} | "
                 f"**{100 * f['share']:.1f} %** [{100 * lo:.1f}, {100 * hi:.1f}] | "
                 f"{100 * f['equal']:.1f} % | {100 * f['old_share']:.1f} % [{100 * olo:.1f}, "
                 f"{100 * ohi:.1f}] | {100 * f['ahead']:.1f} % | {verdict(f)} | "
@@ -256,7 +262,7 @@ def plot(path: str, directory: str = DIR) -> None:
         err = [[100 * (f["share"] - f["ci"][0]) / f["equal"] for f in fs],
                [100 * (f["ci"][1] - f["share"]) / f["equal"] for f in fs]]
         ax.errorbar(x, y, yerr=err, marker="o", capsize=3,
-                    label=f"{game_id} ({SEATS[game_id]} players)")
+                    label=f"{game_id} ({CURVE_SEATS[game_id]} players)")
     ax.axhline(100, color="grey", linestyle="--", linewidth=1)
     ax.set_xscale("log")
     ax.set_xticks(list(BUDGETS), [f"{b:g}" for b in BUDGETS])
@@ -309,7 +315,7 @@ def _claim(path: str) -> bool:
 def _kept_or_claimed(game_id: str, budget: float, directory: str) -> int:
     """Games of a match kept or being played (by the ``.part`` files)."""
     pattern = os.path.join(directory, f"{game_id}-{budget:g}-*.json")
-    return SEATS[game_id] * len(glob.glob(pattern) + glob.glob(pattern + ".part"))
+    return CURVE_SEATS[game_id] * len(glob.glob(pattern) + glob.glob(pattern + ".part"))
 
 
 def plan(budgets: list[float], games: list[str], seed: int, jobs: int,
@@ -327,13 +333,13 @@ def plan(budgets: list[float], games: list[str], seed: int, jobs: int,
                 if len(kept) >= LEAST and figures(game_id, kept)["half"] <= TARGET:
                     continue
                 weight = 2.0 if rank == 0 else 1.0
-                behind = _kept_or_claimed(game_id, budget, directory) / SEATS[game_id] / weight
+                behind = _kept_or_claimed(game_id, budget, directory) / weight
                 open_.append((behind, rank, ORDER.index(game_id), game_id, budget))
         if not open_:
             print("every match is at ±5 points", flush=True)
             return
         _, _, _, game_id, budget = min(open_)
-        chunk = SEATS[game_id]  # one deal, every level in every seat
+        chunk = CURVE_SEATS[game_id]  # one deal, every level in every seat
         first = 0
         while not _claim(path_of(game_id, budget, first, directory)):
             first += chunk
