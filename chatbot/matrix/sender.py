@@ -1,11 +1,9 @@
 """Delivering the outbox to Matrix: HTML messages, edits in place (``m.replace``), reactions.
-
 Homeservers rate-limit per user, not per room: a ``M_LIMIT_EXCEEDED`` answer pauses all
 sending for its ``retry_after_ms`` (the row is retried, nothing is lost); network errors and
 5xx answers are retried with backoff. Every event is sent with a transaction id derived from
 its outbox row, so a send that reached the server before a crash is not duplicated when the
-row is delivered again after a restart (the homeserver answers with the same event).
-"""
+row is delivered again after a restart (the homeserver answers with the same event)."""
 
 from __future__ import annotations
 
@@ -215,10 +213,8 @@ class MatrixTransport(FileSending):
         return event_id
 
     async def thread(self, chat: str, name: str) -> str:
-        """A new thread (an outbox ``thread`` row): its root, a message in the room's main
-        timeline named ``name``; the root's event id is the thread's id."""
-        event_id = await self._event(chat, "m.room.message", self._content(name, []),
-                                     f"{self.txn}.t")
+        """A new thread (an outbox ``thread`` row): its root, ``name`` in the main timeline."""
+        event_id = await self._event(chat, "m.room.message", self._content(name, []), f"{self.txn}.t")
         self._thread_last[(chat, event_id)] = event_id
         return event_id
 

@@ -27,12 +27,14 @@ from .long_games import LONG_GAMES
 from .privacy import PRIVACY
 from .solo import SOLO, SoloReads
 from .stats import STATS, StatsService
+from .tournament import TOURNAMENT, TournamentService
 
-FEATURES: tuple[Feature, ...] = (STATS, EVENING, SOLO, LEAGUE, LONG_GAMES, GROUPS, PRIVACY)
+FEATURES: tuple[Feature, ...] = (STATS, EVENING, SOLO, LEAGUE, LONG_GAMES, GROUPS, PRIVACY,
+                                  TOURNAMENT)
 
 
 class Service(EveningService, SoloReads, LeagueReads, StatsService, GroupsService,
-              CoreService):
+              TournamentService, CoreService):
     """The use cases of the bot over one database, with every room (``FEATURES``)."""
 
     def __init__(self, engine: Engine, settings: Settings | None = None,

@@ -1,6 +1,7 @@
-"""Who may organise for a group — plan or call off a Stammtisch evening, open a tournament:
-anybody (the default) or only its administrators. One setting per group
-(``group_setting.organisers``), set by an administrator; every room that organises asks here.
+"""What every room that organises for a group reads of the group's settings: who may organise
+— plan or call off a Stammtisch evening, open a tournament: anybody (the default) or only its
+administrators (``group_setting.organisers``, set by an administrator) — and the group's time
+zone (its choice, else its language's) that typed times are read in.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from sqlmodel import Session
 
 from storage.models import Chat, GroupSetting
 
+from ...durations import LANGUAGE_ZONES
 from .api import UserRef
 
 ANYONE, ADMINS = "all", "admins"
@@ -36,3 +38,11 @@ def set_organisers(session: Session, chat: Chat, value: str) -> None:
         session.add(GroupSetting(chat_id=chat.id, organisers=value))  # type: ignore[arg-type]
     else:
         setting.organisers = value
+
+
+def group_zone(session: Session, chat: Chat, lang: str) -> str:
+    """The group's time zone: its choice (``/abend zone``), else its language's."""
+    setting = session.get(GroupSetting, chat.id)
+    if setting is not None and setting.zone:
+        return setting.zone
+    return LANGUAGE_ZONES.get(lang[:2], "UTC")

@@ -172,6 +172,12 @@ def get_chat(session: Session, chat_id: int | None) -> Chat | None:
     return None if chat_id is None else session.get(Chat, chat_id)
 
 
+def find_chat(session: Session, platform: str, external_id: str) -> Chat | None:
+    """A chat by its platform's id, if the bot knows it (reads only)."""
+    return session.exec(select(Chat).where(Chat.platform == platform,
+                                           Chat.external_id == external_id)).first()
+
+
 def find_player(session: Session, platform: str, external_id: str) -> Player | None:
     """A person by their platform's id, if they ever wrote (reads only)."""
     return session.exec(_PLAYER_BY_REF, params={"platform": platform,

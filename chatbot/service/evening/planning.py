@@ -19,7 +19,7 @@ from storage.models import Chat, Evening, EveningAnswer, GroupSetting, Player
 from ... import buttons
 from ...i18n import N_, register, tr
 from ...presenters import presenter
-from ..core import languages, menus, outgoing, records, typed_times
+from ..core import languages, menus, organisers, outgoing, records, typed_times
 from ..core.api import Outcome, Refusal, UserRef
 from ..core.transaction import Ctx
 from ..core.typed_names import fold, game_of
@@ -65,7 +65,7 @@ _REPEATS = {"o": dates.ONCE, "w": dates.WEEKLY, "b": dates.BIWEEKLY}
 
 
 def _zone(ctx: Ctx, chat: Chat) -> str:
-    return steps.group_zone(ctx.session, chat, languages.language(ctx, chat))
+    return organisers.group_zone(ctx.session, chat, languages.language(ctx, chat))
 
 
 def _today(ctx: Ctx, chat: Chat) -> date:

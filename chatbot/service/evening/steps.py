@@ -19,7 +19,6 @@ from engine import GAMES
 from storage.models import Chat, Evening, EveningAnswer, GroupSetting, Move, Player
 
 from ... import buttons
-from ...durations import LANGUAGE_ZONES
 from ...i18n import N_, register, tr
 from ...presenters import presenter
 from ...table_options import Host
@@ -74,14 +73,6 @@ register({
     "ev.next": N_("Next Stammtisch: {day}, {time}."),
 })
 ANSWERS = ("yes", "maybe", "no")
-
-
-def group_zone(session: Session, chat: Chat, lang: str) -> str:
-    """The group's time zone: its choice, else its language's."""
-    setting = session.get(GroupSetting, chat.id)
-    if setting is not None and setting.zone:
-        return setting.zone
-    return LANGUAGE_ZONES.get(lang[:2], "UTC")
 
 
 def day_label(moment: datetime, zone: str, lang: str) -> tuple[str, str]:
