@@ -120,10 +120,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     runs = []
     for i in range(args.repeat):
-        if args.postgres:
-            url = _fresh_pg(i)
-        else:
-            url = f"sqlite:///{tempfile.mkdtemp()}/t.db"
+        url = _fresh_pg(i) if args.postgres else f"sqlite:///{tempfile.mkdtemp()}/t.db"
         runs.append(one_round_change(url, args.people, args.game))
     walls = [r[0] for r in runs]
     cpus = [r[1] for r in runs]
