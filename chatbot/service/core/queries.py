@@ -135,7 +135,8 @@ class Queries:
               table_key: int | str | None, default_language: str) -> TableSight | None:
         """The table asked for — by its id (seated people only) or its token — else the
         person's newest open one, as they see it; ``NotYourTable`` if they may not see it.
-        Their language is their private chat's choice, else their own, else ``user_lang``."""
+        Their language is their private chat's choice, else what the platform says of them now
+        (``user_lang``), else the one kept for them."""
         with self.tx.read() as session:
             player = _person(session, platform, user_id)
             if table_key is None:
@@ -153,7 +154,7 @@ class Queries:
                 raise NotYourTable(table.id)
             chosen = records.chat_language(session, platform, player.private_chat_id) \
                 if player is not None and player.private_chat_id else None
-            lang = pick_language(chosen, (player.language if player else None) or user_lang,
+            lang = pick_language(chosen, user_lang or (player.language if player else None),
                                  default_language)
             chat = records.get_chat(session, table.chat_id)
             where = records.place_name(chat, table)
