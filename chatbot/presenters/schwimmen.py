@@ -81,7 +81,6 @@ def money(n: int, currency: str) -> str:
 
 def currency_label(currency: str, lang: str) -> str:
     """The button text for the currency a table plays for ("Währung: 🪙")."""
-    from ..i18n import tr
     return tr(lang, "sw.currency", cur=CURRENCIES.get(currency, CURRENCIES["coins"]))
 
 
@@ -91,14 +90,12 @@ def name(lang: str | None) -> str:
 
 
 def rules(lang: str) -> str:
-    from ..i18n import tr
     return tr(lang, "sw.rules")
 
 
 def public_lines(state: game.State, names: list[str], lang: str, options: dict[str, Any],
                  marks: list[str]) -> list[str]:
     """Status lines anyone may see: middle, coins, passes, knock. No hand cards."""
-    from ..i18n import tr
     cur = options.get("currency", "coins")
     lines = [f"🃏 {name(lang)} · {tr(lang, 'round', n=state.round_no)}"]
     if state.phase not in (PAYOUT, FINISHED):
@@ -121,7 +118,6 @@ def public_lines(state: game.State, names: list[str], lang: str, options: dict[s
 
 def private_lines(state: game.State, seat: int, lang: str) -> list[str]:
     """The seat's own hand and its value (only while a round is played)."""
-    from ..i18n import tr
     if state.phase in (PAYOUT, FINISHED) or state.out[seat]:
         return []
     hand = tuple(sorted(state.hands[seat], key=lambda c: (c.suit, -c.rank)))
@@ -132,7 +128,6 @@ def private_lines(state: game.State, seat: int, lang: str) -> list[str]:
 def action_buttons(state: game.State, seat: int, lang: str,
                    ui: dict[str, Any] | None = None) -> list[list[tuple[str, str]]]:
     """Rows of (label, action code) for the seat on turn."""
-    from ..i18n import tr
     if state.to_act != seat:
         return []
     legal = game.legal_actions(state)
@@ -158,7 +153,6 @@ def action_buttons(state: game.State, seat: int, lang: str,
 
 def event_text(event: dict[str, Any], names: list[str], lang: str) -> str | None:
     """One line for a public event of the log, or ``None`` for events not worth a line."""
-    from ..i18n import tr
     kind, seat, data = event["kind"], event.get("seat"), event.get("data") or {}
     if kind == "swap":
         return tr_seat(lang, "sw.ev.swap", names, seat, give=_c(data["give"]),
@@ -191,7 +185,6 @@ def group_event_text(event: dict[str, Any], names: list[str], lang: str) -> str 
 def result_lines(state: game.State, names: list[str], lang: str,
                  options: dict[str, Any]) -> list[str]:
     """The last round's showdown: every hand, values, who paid, swims, is out; the winner."""
-    from ..i18n import tr
     r = state.result
     if r is None:
         return []
