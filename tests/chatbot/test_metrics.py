@@ -42,7 +42,8 @@ FAMILIES = {"stammtisch_inputs": "counter", "stammtisch_input_seconds": "histogr
             "stammtisch_outbox_oldest_pending_seconds": "gauge",
             "stammtisch_outbox_delivered": "counter", "stammtisch_bot_api_calls": "counter",
             "stammtisch_bot_api_429": "counter", "stammtisch_deadlines_fired": "counter",
-            "stammtisch_experte_decision_seconds": "histogram", "stammtisch_leader": "gauge"}
+            "stammtisch_experte_decision_seconds": "histogram", "stammtisch_leader": "gauge",
+            "stammtisch_thinking_fallbacks": "counter"}
 
 
 def platform() -> str:
