@@ -2,7 +2,7 @@
 (by place, as on the Deckel: n−1 for the first of n seats down to 0 for the last, ties sharing
 the points of the places they take; CPU seats take places and points but are not ranked), then
 the tie-breaks — the opponents' points (Buchholz: the sum of the final points of everybody one
-sat with) and the game's own points (coins, tokens, points the games ended with) — and the
+sat with, once per table of a round) and the game's own points (coins, tokens, points the games ended with) — and the
 ranks, ties sharing one ("1., 1., 3.")."""
 
 from __future__ import annotations
@@ -43,7 +43,9 @@ class Standing:
 
 
 def standings(names: Mapping[int, str], scored: Iterable[Scored]) -> list[tuple[int, Standing]]:
-    """Everybody in ``names`` (the entrants still counted), best first, with their rank."""
+    """Everybody in ``names`` (the entrants still counted), best first, with their rank: by
+    points, then Buchholz, then the game's points; people equal in all three share a rank
+    (listed by name)."""
     rows = list(scored)
     points: dict[int, Fraction] = {p: Fraction(0) for p in names}
     game_points: dict[int, float] = {p: 0.0 for p in names}
@@ -53,12 +55,19 @@ def standings(names: Mapping[int, str], scored: Iterable[Scored]) -> list[tuple[
             points[row.player_id] += row.points
             game_points[row.player_id] += row.game_points
             played[row.player_id] += 1
-    buchholz = {p: sum((points.get(o, Fraction(0)) for row in rows if row.player_id == p
-                        for o in row.opponents), Fraction(0)) for p in names}
-    lines = [Standing(p, names[p], points[p], buchholz[p], game_points[p], played[p])
-             for p in names]
+    lines = [Standing(p, names[p], points[p], buchholz(p, rows, points), game_points[p],
+                      played[p]) for p in names]
     lines.sort(key=lambda s: (-s.points, -s.buchholz, -s.game_points, s.name.lower()))
     return ranked(lines, Standing.key)
+
+
+def buchholz(person: int, rows: Sequence[Scored], points: Mapping[int, Fraction]) -> Fraction:
+    """The points of everybody ``person`` sat with, once per table of a round they shared
+    (several games at one table count once); people no longer counted add nothing."""
+    sat_with: set[tuple[int, int, int]] = {(row.round_no, row.table_no, other)
+                                           for row in rows if row.player_id == person
+                                           for other in row.opponents}
+    return sum((points.get(other, Fraction(0)) for _r, _t, other in sat_with), Fraction(0))
 
 
 def order(standings_: Sequence[tuple[int, Standing]]) -> list[int]:
