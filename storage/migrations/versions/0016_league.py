@@ -2,18 +2,15 @@
 (league_member) and the holiday protection (league_holiday)
 
 Revision ID: 0016
-Revises: 0015
+Revises: 0014
 Create Date: 2026-12-08
 """
-
-from pathlib import Path
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = '0016'
-# TEMPORARY, until 0015 (being written alongside) is in: then down_revision = '0015'
-down_revision = '0015' if any(Path(__file__).parent.glob('0015_*.py')) else '0014'
+down_revision = '0014'  # (no 0015: the topic names went into a table's options instead)
 branch_labels = None
 depends_on = None
 
