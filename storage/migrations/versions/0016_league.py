@@ -3,7 +3,7 @@
 
 Revision ID: 0016
 Revises: 0014
-Create Date: 2026-12-08
+Create Date: 2026-12-07
 """
 
 import sqlalchemy as sa
