@@ -20,6 +20,10 @@ _DATA = re.compile(r"v1:(0|[1-9][0-9]{0,9}):(0|[1-9][0-9]{0,9}):([!-~]{1,48})", 
 
 WEB_APP = "app:"  # a button that opens the Mini App (Telegram: ``web_app``, private chats only)
 LINK = "url:"  # a button that opens a link (a direct Mini App link in groups)
+# a button that starts an inline query in the chat it is in, its text typed after the bot's
+# name (Telegram: ``switch_inline_query_current_chat``): a person's hand and moves, shown to
+# them alone, at a table played in an inline message
+INLINE_QUERY = "iq:"
 
 
 def web_app(url: str) -> str:
@@ -30,6 +34,11 @@ def web_app(url: str) -> str:
 def link(url: str) -> str:
     """A button that opens ``url``."""
     return LINK + url
+
+
+def inline_query(text: str) -> str:
+    """A button that starts an inline query with ``text`` in the chat it is in."""
+    return INLINE_QUERY + text
 
 
 class BadButton(ValueError):

@@ -79,6 +79,9 @@ class TableOptions:
     in_private: bool = False
     # its end offers no "play again": who plays next is not up to its table (a tournament's)
     no_again: bool = False
+    # a lobby that starts by itself once this many people sit at it (an inline invitation
+    # "for two"); ``None``: its opener starts it
+    starts_at: int | None = None
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None, *, strict: bool = False
@@ -112,6 +115,7 @@ class TableOptions:
             host=_host(data.get("host")),
             in_private=bool(data.get("in_private")),
             no_again=bool(data.get("no_again")),
+            starts_at=_count(data.get("starts_at")),
             managers=tuple(m for m in data.get("managers") or ()
                            if isinstance(m, int) and not isinstance(m, bool)))
 
@@ -149,6 +153,8 @@ class TableOptions:
             out["in_private"] = True
         if self.no_again:
             out["no_again"] = True
+        if self.starts_at is not None:
+            out["starts_at"] = self.starts_at
         return out
 
     def but(self, **changes: Any) -> TableOptions:
@@ -232,3 +238,8 @@ register({
     "co.same_private": N_("The same cards are for private games against the CPU."),
 })
 
+
+def _count(value: Any) -> int | None:
+    """A stored count (a positive int), else ``None``."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 \
+        else None

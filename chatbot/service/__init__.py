@@ -24,12 +24,13 @@ from .core.lobby import TIMEOUT_CHOICES
 from .core.queries import NotYourTable, TableSight, TableSnapshot
 from .core.registry import AdminRights, Command, Feature, PressPolicy, Where
 from .core.ticking import Due
+from .inline import InlineAnswer, InlineResult, inline_chat
 from .league.standings import Board as LeagueBoard
 from .league.standings import Line as LeagueLine
 from .solo.replays import Replayed, round_name, where_text
 
 __all__ = ["AdminRights", "CPU_NAMES", "FEATURES", "TIMEOUT_CHOICES", "Change", "ChatRef", "Command", "Due",
-           "Feature", "LeagueBoard", "LeagueLine", "NotYourTable", "Outcome", "PressInput",
+           "Feature", "InlineAnswer", "InlineResult", "LeagueBoard", "LeagueLine", "NotYourTable", "Outcome", "PressInput",
            "PressPolicy", "Refusal",
            "Replayed", "Service", "Settings", "TableSight", "TableSnapshot", "UserRef", "Where",
-           "command_words", "round_name", "where_text"]
+           "command_words", "inline_chat", "round_name", "where_text"]

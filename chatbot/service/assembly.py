@@ -22,6 +22,7 @@ from .core.facade import Service as CoreService
 from .core.registry import Feature, Registry
 from .evening import EVENING, EveningService
 from .groups import GROUPS, GroupsService
+from .inline import INLINE, InlineService
 from .league import LEAGUE, LeagueReads
 from .long_games import LONG_GAMES
 from .privacy import PRIVACY
@@ -30,11 +31,11 @@ from .stats import STATS, StatsService
 from .tournament import TOURNAMENT, TournamentService
 
 FEATURES: tuple[Feature, ...] = (STATS, EVENING, SOLO, LEAGUE, LONG_GAMES, GROUPS, PRIVACY,
-                                  TOURNAMENT)
+                                  TOURNAMENT, INLINE)
 
 
 class Service(EveningService, SoloReads, LeagueReads, StatsService, GroupsService,
-              TournamentService, CoreService):
+              TournamentService, InlineService, CoreService):
     """The use cases of the bot over one database, with every room (``FEATURES``)."""
 
     def __init__(self, engine: Engine, settings: Settings | None = None,

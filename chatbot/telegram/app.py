@@ -44,6 +44,7 @@ from ..runtime.heap import freeze_startup_heap
 from ..service import Change, ChatRef, Outcome, PressPolicy, Service, UserRef
 from ..webapp.links import direct_link
 from .command_menu import command_menus, command_names
+from .inline import InlineMode, chat_of_press, check_inline
 from .limits import Limits
 from .polling import ConfirmingBot
 from .presses import PressBatch
@@ -98,6 +99,7 @@ class TelegramBot:
         app.add_handler(CallbackQueryHandler(self.on_press))
         app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, self.on_migrate))
         app.add_handlers(ForumTopics(service, self.transport, self._db).handlers())
+        app.add_handlers(InlineMode(service, self._db, service.settings.webapp_page).handlers())
         app.add_handler(MessageHandler(filters.COMMAND, self.on_unknown_command))
         app.add_handler(MessageHandler(filters.TEXT & filters.ChatType.PRIVATE, self.on_text))
         app.add_error_handler(self.on_error)
@@ -108,6 +110,12 @@ class TelegramBot:
         self._loop_thread = threading.get_ident()
         me = await app.bot.get_me()
         username = me.username
+        off = check_inline(me.supports_inline_queries, username,
+                           self.service.settings.default_language)
+        if off is not None:  # invitations "via" the bot need it (docs/inline.md)
+            log.warning("%s", off)
+        else:
+            log.info("inline mode is on: @%s <game> invites in any chat", username)
         self.service.settings.start_link = lambda table_id: f"https://t.me/{username}?start=t{table_id}"
         if self.service.settings.webapp_url:
             self.service.settings.webapp_link = direct_link(username, self.short_name)
@@ -244,6 +252,11 @@ class TelegramBot:
     @staticmethod
     def _refs(update: Update, is_admin: bool = False) -> tuple[ChatRef, UserRef]:
         chat, user = update.effective_chat, update.effective_user
+        press = update.callback_query
+        inline = chat_of_press(press.inline_message_id) if press is not None else None
+        if chat is None and inline is not None and user is not None:  # an inline message
+            return inline, refs(user.id, None, None, user.id, user.first_name,
+                                user.last_name, user.username, user.language_code)[1]
         assert chat is not None and user is not None
         chat_ref, user_ref = refs(chat.id, chat.type, chat.title, user.id, user.first_name,
                                   user.last_name, user.username, user.language_code, is_admin)
@@ -293,8 +306,9 @@ class TelegramBot:
         query = update.callback_query
         if query is None:
             return
-        if update.effective_user is None or update.effective_chat is None:
-            await query.answer()  # e.g. a press in an inline-mode message: nothing to do
+        if update.effective_user is None or (update.effective_chat is None
+                                             and not query.inline_message_id):
+            await query.answer()  # (nothing it could be pressed in)
             return
         data = query.data or ""
         try:  # decoded once, here; the service gets the press (or the data it refuses)

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+INLINE = "inline:"  # a chat that is one inline message: ``inline:<inline_message_id>``
+
 
 def is_group(chat: str) -> bool:
-    """Whether a chat is a group or channel: Telegram's ids of those are negative."""
-    return chat.startswith("-")
+    """Whether a chat is a group or channel (Telegram's ids of those are negative), or an
+    inline message, which may be in one (edits of it count as the group's, to be safe)."""
+    return chat.startswith(("-", INLINE))
 
 
 @dataclass

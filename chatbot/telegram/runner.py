@@ -70,7 +70,7 @@ def run(cfg: Config) -> int:
     """``stammtisch telegram``: long polling, or a webhook when TELEGRAM_WEBHOOK_URL is set."""
     service = build_service(cfg, background_checkpoints=True)
     bot = build(cfg, service, limits_from_env())
-    allowed = ["message", "callback_query"]
+    allowed = ["message", "callback_query", "inline_query", "chosen_inline_result"]
     if cfg.telegram_webhook_url:  # Telegram's POST is answered once the update is handled
         asyncio.run(serve(bot, cfg, allowed))
     else:  # one process polls (the leader); every process delivers and fires deadlines

@@ -51,7 +51,7 @@ from ..delivery import (
     deliver_async,
 )
 from ..runtime import metrics
-from .limits import Limits
+from .limits import INLINE, Limits
 
 __all__ = ["OutboxSender", "TelegramTransport", "keyboard", "mentions"]
 
@@ -71,6 +71,9 @@ def _button(label: str, data: str) -> InlineKeyboardButton:
         return InlineKeyboardButton(label, web_app=WebAppInfo(data.removeprefix(buttons.WEB_APP)))
     if data.startswith(buttons.LINK):
         return InlineKeyboardButton(label, url=data.removeprefix(buttons.LINK))
+    if data.startswith(buttons.INLINE_QUERY):
+        return InlineKeyboardButton(label, switch_inline_query_current_chat=data.removeprefix(
+            buttons.INLINE_QUERY))
     return InlineKeyboardButton(label, callback_data=data)
 
 
@@ -163,6 +166,9 @@ class TelegramTransport:
             raise Retry(5.0, f"telegram: {exc}") from exc
 
     async def send(self, chat: str, text: str, rows: list[list[list[str]]]) -> str:
+        if chat.startswith(INLINE):  # a chat that is one message: its view is an edit of it
+            await self.edit(chat, chat.removeprefix(INLINE), text, rows)
+            return chat.removeprefix(INLINE)
         text, entities = mentions(text)
         thread = _THREAD.get()
         if thread is not None and self._refused(chat, thread):
@@ -228,11 +234,21 @@ class TelegramTransport:
     async def edit(self, chat: str, message_id: str, text: str,
                    rows: list[list[list[str]]]) -> None:
         text, entities = mentions(text)
+        if chat.startswith(INLINE):  # an inline message, posted via the bot (by its id)
+            try:
+                await self._call(chat, lambda: self.bot.edit_message_text(
+                    text, inline_message_id=chat.removeprefix(INLINE), entities=entities,
+                    reply_markup=keyboard(rows), link_preview_options=_NO_PREVIEW))
+            except MessageGone as exc:  # (it cannot be posted anew: nothing else to do)
+                raise Permanent(str(exc)) from exc
+            return
         await self._call(chat, lambda: self.bot.edit_message_text(
             text, chat_id=int(chat), message_id=int(message_id), entities=entities,
             reply_markup=keyboard(rows), link_preview_options=_NO_PREVIEW))
 
     async def delete(self, chat: str, message_id: str) -> None:
+        if chat.startswith(INLINE):
+            raise Permanent("an inline message cannot be deleted by the bot")
         await self._call(chat, lambda: self.bot.delete_message(int(chat), int(message_id)))
 
     async def may_pin(self, chat: str) -> bool:

@@ -36,6 +36,13 @@ def join(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: Us
     if len(seats) >= GAMES[table.game].MAX_SEATS:
         raise Refusal(tr(ctx.lang, "table_full"))
     records.add_seat(ctx.session, table, len(seats), player.name, player_id=player.id)
+    starts_at = records.options(table).starts_at
+    if starts_at is not None and len(seats) + 1 >= starts_at:  # full: it starts by itself
+        seated = records.seats(ctx.session, table)
+        tables.add_cpus(ctx, table, seated)
+        if len(records.seats(ctx.session, table)) >= GAMES[table.game].MIN_SEATS:
+            play.start(ctx, table)
+            return Outcome(tr(ctx.lang, "started"), table_id=table.id, changed=True)
     records.bump(ctx, table)
     play.show(ctx, table)
     return Outcome(tr(ctx.lang, "joined"), table_id=table.id, changed=True)

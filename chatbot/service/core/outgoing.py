@@ -26,6 +26,11 @@ Rows = list[list[tuple[str, str]]]
 register({"wa.open": N_("🃏 Open table")})
 BURIED_AFTER = 5  # messages below a group table (not pinned) before its next view reposts it
 _PLAYING = (fsm.DEALING, fsm.EXCHANGE, fsm.TURN, fsm.FINAL_ROUND, fsm.SHOWDOWN, fsm.PAYOUT)
+# A chat that is one message (a Telegram inline message, posted "via" the bot into a chat it
+# need not be in): it takes no message of its own, only its table's view, always edited in
+# place; what a table would say there goes to each of its people privately, where they have
+# a private chat with the bot.
+ONE_MESSAGE = "inline"
 
 
 def queue(ctx: Ctx, platform: str, chat: str, table_id: int | None, slot: str | None,
@@ -176,6 +181,8 @@ def say(ctx: Ctx, chat: Chat, text: str, rows: Rows | None = None, slot: str | N
     (by default: an answer in the input's chat goes to the input's topic or thread, as a
     reply to a command's message: ``Ctx.answer_to``). A chat-wide slot (a menu, the rules) is
     one per topic or thread."""
+    if chat.kind == ONE_MESSAGE and not (slot and slot[0] == "t" and slot[1:].isdigit()):
+        return  # (only its table's view; ``announce`` tells the people privately)
     if thread == _HERE:
         here = chat.external_id == ctx.input_chat
         thread = ctx.thread if here else None
@@ -211,7 +218,7 @@ def announce(ctx: Ctx, table: GameTable, key: str, **values: Any) -> None:
     chat = records.get_chat(ctx.session, table.chat_id)
     if chat is None:
         return
-    if plays_in_private(table):
+    if plays_in_private(table) or chat.kind == ONE_MESSAGE:
         _each_person(ctx, chat, table, lambda lang: tr(lang, key, **values))
     else:
         say(ctx, chat, tr(languages.language(ctx, chat), key, **values), thread=table.thread_id)
@@ -226,7 +233,7 @@ def announce_result(ctx: Ctx, table: GameTable, seats: list[Seat],
     if table.is_private and model.state != fsm.FINISHED and spectating(table, seats, model):
         return  # the person is out: the table message shows how the CPUs get on
     names = [s.name for s in seats]
-    if plays_in_private(table):
+    if plays_in_private(table) or chat.kind == ONE_MESSAGE:
         _each_person(ctx, chat, table, lambda lang: "\n".join(presenter(table.game).result_lines(
             model.engine_state, names, lang, table.options)))
         return
@@ -320,17 +327,21 @@ def emit(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel,
         return
     players = {s.player_id: p for s in seats if s.player_id
                and (p := records.get_player(ctx.session, s.player_id)) is not None}
-    view = render_table(table, seats, model, lang, players, ctx.settings.start_link)
+    one_message = chat.kind == ONE_MESSAGE  # (no hint to start the bot: they need not)
+    view = render_table(table, seats, model, lang, players,
+                        None if one_message else ctx.settings.start_link)
     group = group and not records.options(table).in_private  # (its people see it privately)
     slot_name = f"t{table.id}"
-    repost_table, action = _keep_in_view(ctx, chat, table, slot_name) if group \
-        else (False, None)
+    repost_table, action = _keep_in_view(ctx, chat, table, slot_name) \
+        if group and not one_message else (False, None)  # (one message: edited, never pinned)
     thread = table.thread_id
     if group:
         if action == "unpin":  # (the message still pinned, before a repost replaces it)
             act(ctx, chat, table.id, slot_name, action, thread)
-        say(ctx, chat, view.text, with_app(ctx, chat, table, view.rows, lang, False),
-            slot=slot_name, repost=repost_table, thread=thread)
+        rows = with_app(ctx, chat, table, view.rows, lang, False)
+        for more in ctx.registry.hooks("table.rows"):  # rows a room adds (its chats' own)
+            rows = [*rows, *more(ctx, chat, table, lang)]
+        say(ctx, chat, view.text, rows, slot=slot_name, repost=repost_table, thread=thread)
         if action == "pin":
             act(ctx, chat, table.id, slot_name, action, thread)
     if table.fsm_state == fsm.LOBBY:

@@ -13,6 +13,7 @@ from tests.fakes.bot_api.control import _Control
 from tests.fakes.bot_api.documents import _Documents
 from tests.fakes.bot_api.forums import _Forums
 from tests.fakes.bot_api.groups import _Groups
+from tests.fakes.bot_api.inline import _Inline
 from tests.fakes.bot_api.methods import _BotMethods
 from tests.fakes.bot_api.objects import _Objects
 from tests.fakes.bot_api.polls import _Polls
@@ -27,7 +28,7 @@ from tests.fakes.bot_api.wire import _API_PATH, _DISCONNECT, ApiError, decode_pa
 # The fake
 
 
-class FakeBotApi(_Objects, _BotMethods, _Forums, _Groups, _Polls, _Documents,
+class FakeBotApi(_Objects, _BotMethods, _Forums, _Groups, _Polls, _Documents, _Inline,
                  _WebhookDelivery, _UpdateControl, _Control, _WaitMixin):
     """In-process fake Telegram Bot API server. All methods are thread-safe."""
 
@@ -114,6 +115,7 @@ class FakeBotApi(_Objects, _BotMethods, _Forums, _Groups, _Polls, _Documents,
         self._files: dict[str, dict] = {}  # file id -> the file sent, with its bytes
         self._statuses: dict[tuple[int, int], str] = {}  # (chat, user) -> getChatMember status
         self._migrated: dict[int, int] = {}  # upgraded basic group -> its supergroup
+        self._inline_st: dict | None = None  # inline queries and messages (``_Inline``)
 
     # ---------------------------------------------------------------- lifecycle
 

@@ -24,7 +24,7 @@ class _BotMethods:
             {
                 "can_join_groups": True,
                 "can_read_all_group_messages": False,
-                "supports_inline_queries": False,
+                "supports_inline_queries": bool(self.inline_mode),
                 "can_connect_to_business": False,
                 "has_main_web_app": False,
             }
@@ -221,8 +221,7 @@ class _BotMethods:
 
     def _api_editMessageText(self, p: dict) -> dict | bool:
         if p.get("inline_message_id"):
-            self._text(p)
-            return True
+            return self._edit_inline(p)
         m = self._edit_target(p)
         raw, mode, text, entities = self._text(p)
         return self._apply_edit(m, raw, mode, text, entities, _check_markup(p.get("reply_markup")))

@@ -187,6 +187,10 @@ class _Objects:
         return raw, mode, text, entities
 
     def _check_can_send(self, chat_id: int) -> None:
+        if self._outside(chat_id):  # (``without_bot``: a chat the bot is not in)
+            if chat_id > 0:
+                raise ApiError(400, "Bad Request: chat not found")
+            raise ApiError(403, "Forbidden: bot is not a member of the group chat")
         reason = self._forbidden.get(chat_id)
         if reason is not None:
             raise ApiError(403, FORBIDDEN_REASONS.get(reason, reason))
