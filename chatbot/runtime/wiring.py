@@ -12,7 +12,7 @@ from typing import Any
 from storage.db import checkpoint_in_background, make_engine, migrate
 
 from ..service import Service, Settings
-from ..webapp.links import page_url
+from ..webapp.links import page_url, start_page_url
 from .config import Config
 from .simclock import process_clock
 
@@ -33,7 +33,9 @@ def build_service(cfg: Config, background_checkpoints: bool = False,
                         input_rate=cfg.input_rate, daily_secret=cfg.daily_secret,
                         retention=cfg.retention, webapp_url=cfg.webapp_url,
                         webapp_page=partial(page_url, cfg.webapp_url) if cfg.webapp_url
-                        else None)
+                        else None,
+                        webapp_start_page=partial(start_page_url, cfg.webapp_url)
+                        if cfg.webapp_url else None)
     if cfg.thinking == "queue" and cfg.thinking_url:
         from .thinking import QueueThinking  # (Celery is imported only for the queue)
 

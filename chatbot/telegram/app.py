@@ -42,7 +42,7 @@ from ..delivery import OutboxStore
 from ..i18n import pick_language, tr
 from ..runtime.heap import freeze_startup_heap
 from ..service import Change, ChatRef, Outcome, PressPolicy, Service, UserRef
-from ..webapp.links import direct_link
+from ..webapp.links import direct_link, start_link
 from .command_menu import command_menus, command_names
 from .inline import InlineMode, chat_of_press, check_inline
 from .limits import Limits
@@ -119,6 +119,7 @@ class TelegramBot:
         self.service.settings.start_link = lambda table_id: f"https://t.me/{username}?start=t{table_id}"
         if self.service.settings.webapp_url:
             self.service.settings.webapp_link = direct_link(username, self.short_name)
+            self.service.settings.webapp_start_link = start_link(username, self.short_name)
         for scope, commands, lang in command_menus(self.service):
             await app.bot.set_my_commands(commands, scope=scope, language_code=lang)
         self._before_start = newest(await self._db(get_value, self.service.engine, NEWEST_KEY))

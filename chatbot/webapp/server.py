@@ -1,6 +1,7 @@
 """The Mini App's HTTP side (aiohttp): the page, a person's view of a table, what a selection
-would play, a move, the live views (server-sent events) and a finished round's replay (to the
-people who sat at the table only). See docs/webapp-api.md.
+would play, a move, the live views (server-sent events), a finished round's replay (to the
+people who sat at the table only), and a tournament's and the league's pages
+(``page_routes``). See docs/webapp-api.md.
 
 Every API request carries Telegram's ``initData`` (header ``X-Telegram-Init-Data``, or the
 ``initData`` query parameter where a header can't be set); the user is taken only from it (401
@@ -35,6 +36,7 @@ from ..service import ChatRef, NotYourTable, Service, UserRef
 from .initdata import MAX_AGE, InvalidInitData, WebAppUser, validate
 from .links import table_key
 from .live import MAX_STREAMS, Full, Hub, Listener
+from .page_routes import add_page_routes
 from .replay import NoRound, render_replay
 from .view import PLATFORM, Loaded, describe, render
 
@@ -288,7 +290,8 @@ def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE,
            app.router.add_post("/api/select", signed(select)).resource,
            app.router.add_post("/api/move", signed(move)).resource,
            app.router.add_get("/api/events", signed(events)).resource,
-           app.router.add_get("/api/replay", signed(replay)).resource]
+           app.router.add_get("/api/replay", signed(replay)).resource,
+           *add_page_routes(app, service, signed, _USER)]  # a tournament's, the league's
     app.router.add_get("/", index)
     static = app.router.add_static("/static", STATIC)
     app.on_startup.append(on_startup)

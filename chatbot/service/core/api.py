@@ -91,6 +91,8 @@ class Settings:
     webapp_url: str | None = None  # the Mini App's public page (WEBAPP_URL)
     webapp_page: Callable[[str], str] | None = None  # a table's Mini App page, by its token
     webapp_link: Callable[[str], str] | None = None  # a direct Mini App link, by token (groups)
+    webapp_start_page: Callable[[str], str] | None = None  # the Mini App at a page (tn<id>, lg)
+    webapp_start_link: Callable[[str], str] | None = None  # … as a direct link (groups)
     experte_budget: float | None = None  # Experte seconds per decision (None: engine default)
     cpu_workers: int | None = None  # processes the Experte thinks in (None: one per core; 0: threads)
     thinking: Thinking | None = None  # where it thinks instead (THINKING=queue; None: CPU_WORKERS)

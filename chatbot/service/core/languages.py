@@ -56,3 +56,13 @@ def person_language(ctx: Ctx, platform: str, player: Player) -> str:
             records.chat_language(ctx.session, platform, player.private_chat_id or ""),
             player.language, ctx.settings.default_language)
     return lang
+
+
+def page_language(session: Session, platform: str, player: Player | None,
+                  user_lang: str | None, default: str) -> str:
+    """The language of a person's Mini App page: their private chat's choice (/language
+    there), else what the platform says of them now (``user_lang``), else the one kept for
+    them, else the default — as a table's page picks it."""
+    chosen = records.chat_language(session, platform, player.private_chat_id) \
+        if player is not None and player.private_chat_id else None
+    return pick_language(chosen, user_lang or (player.language if player else None), default)

@@ -23,7 +23,7 @@ from . import languages, quiet_hours, records
 from .transaction import Ctx
 
 Rows = list[list[tuple[str, str]]]
-register({"wa.open": N_("🃏 Open table")})
+register({"wa.open": N_("🃏 Open table"), "wa.page": N_("📊 Table")})
 BURIED_AFTER = 5  # messages below a group table (not pinned) before its next view reposts it
 _PLAYING = (fsm.DEALING, fsm.EXCHANGE, fsm.TURN, fsm.FINAL_ROUND, fsm.SHOWDOWN, fsm.PAYOUT)
 # A chat that is one message (a Telegram inline message, posted "via" the bot into a chat it
@@ -302,6 +302,20 @@ def with_app(ctx: Ctx, chat: Chat, table: GameTable, rows: Rows, lang: str,
     else:
         return rows
     return [*rows, [(tr(lang, "wa.open"), data)]]
+
+
+def app_page(ctx: Ctx, chat: Chat, page: str, lang: str) -> Rows:
+    """A row with "📊 Table" opening a page of the Mini App (``page``, its start parameter:
+    ``tn<id>`` a tournament, ``lg`` or ``lg-<game>`` the league) where it is set up
+    (Telegram): a ``web_app`` button privately, a direct Mini App link in groups; else none."""
+    settings = ctx.settings
+    if chat.platform != "telegram":
+        return []
+    url = settings.webapp_start_page if chat.kind == "private" else settings.webapp_start_link
+    if url is None:
+        return []
+    make = buttons.web_app if chat.kind == "private" else buttons.link
+    return [[(tr(lang, "wa.page"), make(url(page)))]]
 
 
 def emit(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel,

@@ -54,9 +54,10 @@ def command(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> O
         if rest and not (rest.isdigit() and len(rest) <= 3):
             raise Refusal(_garbage(ctx, args), alert=False)
         number = int(rest) if rest else None
+    page = f"lg-{game}" if game else "lg"  # (the Mini App's league page, where set up)
     if chat.kind != "private" and number is None:
-        return _say(ctx, chat, group_text(ctx, chat, game))
-    return _say(ctx, chat, private_text(ctx, player, game, number))
+        return _say(ctx, chat, group_text(ctx, chat, game), page)
+    return _say(ctx, chat, private_text(ctx, player, game, number), page)
 
 
 def _garbage(ctx: Ctx, args: str) -> str:
@@ -70,8 +71,10 @@ def _game(ctx: Ctx, words: str, args: str) -> str:
     return found[0]
 
 
-def _say(ctx: Ctx, chat: Chat, text: str) -> Outcome:
-    outgoing.say(ctx, chat, text, fresh=True)
+def _say(ctx: Ctx, chat: Chat, text: str, page: str | None = None) -> Outcome:
+    """The answer; with ``page``, "📊 Table" under it opens that page of the Mini App."""
+    rows = outgoing.app_page(ctx, chat, page, languages.language(ctx, chat)) if page else []
+    outgoing.say(ctx, chat, text, rows, fresh=True)
     return Outcome(None)
 
 

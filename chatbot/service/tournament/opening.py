@@ -198,7 +198,7 @@ def show(ctx: Ctx, chat: Chat, tournament: Tournament, fresh: bool = False) -> N
     elif tournament.state == "running":
         rows.append([(tr(lang, "tn.leave"), buttons.encode(0, 0, key % "l"))] if not open_
                     else [])
-    rows = [r for r in rows if r]
+    rows = [r for r in rows if r] + outgoing.app_page(ctx, chat, f"tn{tournament.id}", lang)
     outgoing.say(ctx, chat, text, rows, slot=rounds_slot(tournament), fresh=fresh,
                  thread=tournament.thread_id)
 

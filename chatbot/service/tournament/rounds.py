@@ -253,6 +253,7 @@ def show_standings(ctx: Ctx, chat: Chat, tournament: Tournament, final: bool = F
     lang = languages.language(ctx, chat)
     rows = entries.current_standings(ctx.session, tournament)
     outgoing.say(ctx, chat, texts.standings(tournament, rows, lang, final=final),
+                 outgoing.app_page(ctx, chat, f"tn{tournament.id}", lang),
                  slot=f"{slot(tournament)}s", fresh=True, thread=tournament.thread_id)
     outgoing.act(ctx, chat, None, f"{slot(tournament)}s", "pin", tournament.thread_id)
 

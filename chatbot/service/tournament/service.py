@@ -7,16 +7,19 @@ App's page, on the assembled ``Service``."""
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from datetime import datetime
+from fractions import Fraction
 from typing import Any
 
 from sqlmodel import col, select
 
 from storage.db import aware
-from storage.models import Tournament
+from storage.models import Seat, Tournament, TournamentTable
 
 from ...runtime import metrics
 from ..core import languages, records
+from ..core.queries import NotYourTable
 from ..core.registry import Parts
 from . import entries, opening, rounds
 
@@ -78,6 +81,24 @@ class TournamentService:
         """Every due tournament step, each claimed once (what the tick's step does)."""
         return step(self, "")  # type: ignore[arg-type]
 
+    def tournament_sight(self, platform: str, user_id: str, user_lang: str | None,
+                         tournament_id: int) -> TournamentSight | None:
+        """A tournament as a person sees it on its page (the Mini App): its plain data
+        (``view``), their language and their player id; ``None``: no such tournament.
+        Raises ``NotYourTable`` for anybody the bot has not seen in the tournament's group
+        (the rule of a group table's page)."""
+        with self.tx.read() as session:  # type: ignore[attr-defined]
+            tournament = entries.get(session, tournament_id)
+            if tournament is None:
+                return None
+            person = records.find_player(session, platform, user_id)
+            if person is None or person.id is None \
+                    or not records.is_member(session, tournament.chat_id, person.id):
+                raise NotYourTable(tournament.id)
+            lang = languages.page_language(session, platform, person, user_lang,
+                                           self.settings.default_language)  # type: ignore[attr-defined]
+            return TournamentSight(view(session, tournament), lang, person.id)
+
     def tournament_view(self, platform: str, chat_external_id: str) -> dict[str, Any] | None:
         """The group's newest tournament as plain data (a page renders it): its settings,
         state, round, the tables of the round with who sits there, the standings."""
@@ -92,21 +113,63 @@ class TournamentService:
             return view(session, tournament)
 
 
+@dataclass(frozen=True)
+class TournamentSight:
+    """A tournament as one person sees it on its page: its plain data (``view``), their
+    language, their player id (their rows are marked)."""
+
+    data: dict[str, Any]
+    lang: str
+    viewer: int
+
+
 def view(session: Any, tournament: Tournament) -> dict[str, Any]:
-    """A tournament as plain data."""
+    """A tournament as plain data: the current round's tables (``tables``), every round's
+    draw with each seat's result so far (``draw``), the standings."""
     names = entries.names(session, tournament, ("in", "left", "removed"))
-    tables = []
-    for row in entries.tables(session, tournament):
-        game = records.get_table(session, row.table_id) if row.table_id else None
-        seats = records.seats(session, game) if game is not None else []
-        tables.append({"no": row.table_no, "state": row.state,
-                       "people": [s.name for s in seats] if seats else
-                       [names.get(p, "?") if p else "🤖" for p in row.seats]})
-    standings = [{"rank": rank, "name": s.name, "points": float(s.points),
-                  "buchholz": float(s.buchholz), "game_points": s.game_points,
-                  "played": s.played}
+    draw = _draw(session, tournament, names)
+    tables = [{"no": t["no"], "state": t["state"], "people": [s["name"] for s in t["seats"]]}
+              for t in (draw[-1]["tables"] if draw else [])]
+    standings = [{"rank": rank, "player_id": s.player_id, "name": s.name,
+                  "points": float(s.points), "buchholz": float(s.buchholz),
+                  "game_points": s.game_points, "played": s.played}
                  for rank, s in entries.current_standings(session, tournament)]
     return {"id": tournament.id, "game": tournament.game, "state": tournament.state,
             "round": tournament.round_no, "rounds": tournament.rounds,
+            "games_per_round": tournament.games_per_round,
             "place": tournament.place, "entrants": list(names.values()),
-            "tables": tables, "standings": standings}
+            "tables": tables, "draw": draw, "standings": standings}
+
+
+def _draw(session: Any, tournament: Tournament, names: dict[int, str]) -> list[dict[str, Any]]:
+    """Every round so far: its tables (number, ``waiting``/``playing``/``done``) with each
+    seat's person (``player_id`` ``None``: a CPU, named as at its table) and their points and
+    game points at that table so far (``None``: nothing scored yet)."""
+    rows = list(session.exec(select(TournamentTable).where(
+        TournamentTable.tournament_id == tournament.id)
+        .order_by(col(TournamentTable.round_no), col(TournamentTable.table_no))).all())
+    ids = [r.table_id for r in rows if r.table_id]
+    seated: dict[int, list[Seat]] = {}
+    for seat in (session.exec(select(Seat).where(col(Seat.table_id).in_(ids))
+                              .order_by(col(Seat.seat_no))).all() if ids else []):
+        seated.setdefault(seat.table_id, []).append(seat)
+    scored: dict[tuple[int, int, int], list[Any]] = {}
+    for s in entries.scored(session, tournament):
+        got = scored.setdefault((s.round_no, s.table_no, s.player_id), [Fraction(0), 0.0])
+        got[0] += s.points
+        got[1] += s.game_points
+    rounds: dict[int, list[dict[str, Any]]] = {}
+    for row in rows:
+        at_table = seated.get(row.table_id or 0, [])
+        seats = []
+        for i, person in enumerate(row.seats):
+            name = at_table[i].name if i < len(at_table) else (
+                names.get(person, "?") if person else "🤖")
+            got = scored.get((row.round_no, row.table_no, person)) if person else None
+            seats.append({"player_id": person, "name": name,
+                          "points": float(got[0]) if got else None,
+                          "game_points": got[1] if got else None})
+        rounds.setdefault(row.round_no, []).append(
+            {"no": row.table_no, "state": row.state, "game_no": row.game_no,
+             "seats": seats})
+    return [{"round": n, "tables": rounds[n]} for n in sorted(rounds)]

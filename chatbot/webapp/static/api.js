@@ -23,6 +23,14 @@ export function makeApi(initData) {
     return { status: resp.status, data };
   }
 
+  async function page(path) {
+    const { status, data } = await call("GET", path);
+    if (status !== 200) {
+      throw new ApiError(status, typeof data === "string" ? data : (data && data.text) || "");
+    }
+    return data;
+  }
+
   return {
     /** GET the view; throws ApiError on anything but 200. */
     async table(tableId) {
@@ -41,6 +49,16 @@ export function makeApi(initData) {
         throw new ApiError(status, typeof data === "string" ? data : (data && data.text) || "");
       }
       return data;
+    },
+    /** A tournament's page (its number); ApiError otherwise. */
+    async tournament(number) {
+      return page(`api/tournament?n=${encodeURIComponent(number)}`);
+    },
+    /** The league's page: a game's division (both may be null: the person's own). */
+    async league(game, division) {
+      const q = [game ? `g=${encodeURIComponent(game)}` : "",
+        division ? `d=${encodeURIComponent(division)}` : ""].filter(Boolean).join("&");
+      return page(`api/league${q ? `?${q}` : ""}`);
     },
     /** What the selected cards are: {text, move}. */
     async select(table, version, cards) {

@@ -45,6 +45,17 @@ function tableIdFromUrl() {
   return null;
 }
 
+/** A page's name (``?p=`` or the start parameter ``tn<id>``, ``lg``, ``lg-<game>``), else
+ *  null: the same rule as pages.js, kept here so a table's page loads nothing more. */
+function pageFromUrl(t) {
+  const asked = new URLSearchParams(location.search).get("p")
+    || (t && t.initDataUnsafe && t.initDataUnsafe.start_param) || "";
+  const m = /^tn([1-9][0-9]{0,9})$/.exec(asked);
+  if (m) return { kind: "tournament", arg: m[1] };
+  const l = /^lg(?:-([a-z]{1,20}))?$/.exec(asked);
+  return l ? { kind: "league", arg: l[1] || null } : null;
+}
+
 const api = makeApi(() => (tg && tg.initData) || "");
 
 // What names a table in the streams and the URL: its token (numbers only for its players).
@@ -80,6 +91,12 @@ async function start() {
       tg.MainButton.onClick(onPlay);
       if (tg.isVersionAtLeast("6.1")) tg.BackButton.onClick(onBack);
     }
+  }
+  const page = pageFromUrl(tg); // a tournament's or the league's page instead of a table
+  if (page) {
+    if (inTelegram) tg.MainButton.hide();
+    (await import("./pages.js")).startPage(api, page, FALLBACK);
+    return;
   }
   document.addEventListener("click", onClick);
   $("play").addEventListener("click", onPlay);
