@@ -83,6 +83,7 @@ def test_closed_deleted_and_unknown_topics_refuse_messages(fake):
 
 def test_the_bot_creates_closes_and_deletes_topics(fake):
     fake.make_forum(FORUM)
+    fake.set_status(FORUM, fake.bot_id, "administrator", ("can_manage_topics",))
 
     async def body(bot: Bot):
         topic = await bot.create_forum_topic(FORUM, "Runde 2")
@@ -179,3 +180,25 @@ def test_topic_service_messages_over_the_control_api():
         assert kinds == ["forum_topic_created", "forum_topic_edited", "forum_topic_closed",
                          "forum_topic_reopened"]
         assert remote.topics(FORUM)[topic]["name"] == "Skat am Freitag"
+
+
+def test_a_bot_without_the_right_to_manage_topics_creates_none(fake):
+    """Telegram lets only an administrator with ``can_manage_topics`` create a topic."""
+    fake.make_forum(FORUM)
+
+    async def body(bot: Bot):
+        refused = []
+        for status, rights in (("member", ()), ("administrator", ("can_pin_messages",))):
+            fake.set_status(FORUM, fake.bot_id, status, rights)
+            with pytest.raises(BadRequest) as exc:
+                await bot.create_forum_topic(FORUM, "Runde 1")
+            refused.append(exc.value.message)
+        fake.set_status(FORUM, fake.bot_id, "creator")
+        return refused, await bot.create_forum_topic(FORUM, "Runde 1")
+
+    refused, topic = run(body, fake)
+    assert refused == ["Not enough rights to create a topic"] * 2
+    assert [(c["status"], c["response"].get("description")) for c in fake.calls(
+        "createForumTopic")][:2] == [(400, "Bad Request: not enough rights to create a topic")] * 2
+    assert fake.topics(FORUM) == {topic.message_thread_id: {
+        "name": "Runde 1", "closed": False, "deleted": False}}

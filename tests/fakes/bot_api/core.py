@@ -114,6 +114,7 @@ class FakeBotApi(_Objects, _BotMethods, _Forums, _Groups, _Polls, _Documents, _I
         self._poll_objs: dict[str, dict] = {}  # poll id -> chat, message, poll, votes
         self._files: dict[str, dict] = {}  # file id -> the file sent, with its bytes
         self._statuses: dict[tuple[int, int], str] = {}  # (chat, user) -> getChatMember status
+        self._rights: dict[tuple[int, int], set[str]] = {}  # (chat, admin) -> rights granted
         self._migrated: dict[int, int] = {}  # upgraded basic group -> its supergroup
         self._inline_st: dict | None = None  # inline queries and messages (``_Inline``)
 

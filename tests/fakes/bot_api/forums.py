@@ -6,7 +6,10 @@ its creation message (a ``forum_topic_created`` service message), which is its
 (unless they answer another message) reply to the creation message, as Telegram's do. The
 General topic has no id: its messages carry none. A topic may be closed, reopened, renamed and
 deleted (by the control API or by the bot's ``createForumTopic``/``closeForumTopic``/
-``reopenForumTopic``/``deleteForumTopic``). What a person does to a topic (``user_id`` given to
+``reopenForumTopic``/``deleteForumTopic``; ``createForumTopic`` only for a bot that is the
+forum's administrator with ``can_manage_topics`` - ``set_status(chat, bot_id, "administrator",
+("can_manage_topics",))`` - else 400 "Bad Request: not enough rights to create a topic", as
+Telegram answers). What a person does to a topic (``user_id`` given to
 ``create_topic``, ``close_topic``, ``reopen_topic``, ``edit_topic``) Telegram posts in it as a
 service message (``forum_topic_created``, ``…_closed``, ``…_reopened``, ``…_edited``) that
 reaches the bot as an update; what the bot does itself does not. A message sent into a closed
@@ -27,6 +30,7 @@ from tests.fakes.bot_api.wire import ApiError
 
 THREAD_NOT_FOUND = "Bad Request: message thread not found"
 TOPIC_CLOSED = "Bad Request: TOPIC_CLOSED"
+NO_TOPIC_RIGHTS = "Bad Request: not enough rights to create a topic"
 
 
 class _Forums:
@@ -127,6 +131,8 @@ class _Forums:
     def _api_createForumTopic(self, p: dict) -> dict:
         chat_id = self._chat_id(p)
         self._forum(chat_id)
+        if not self._may(chat_id, self.bot_id, "can_manage_topics"):
+            raise ApiError(400, NO_TOPIC_RIGHTS)
         name = str(p.get("name") or "")
         if not 1 <= len(name) <= 128:
             raise ApiError(400, "Bad Request: TOPIC_TITLE_EMPTY" if not name

@@ -23,6 +23,7 @@ STATUSES = ("creator", "administrator", "member", "left", "kicked")
 _RIGHTS = ("can_be_edited", "can_manage_chat", "can_delete_messages", "can_manage_video_chats",
            "can_restrict_members", "can_promote_members", "can_change_info",
            "can_invite_users", "can_post_stories", "can_edit_stories", "can_delete_stories")
+_MORE_RIGHTS = ("can_pin_messages", "can_manage_topics")  # (groups and supergroups only)
 
 
 class _Groups:
@@ -30,12 +31,19 @@ class _Groups:
 
     # ---------------------------------------------------------------- control
 
-    def set_status(self, chat_id: int, user_id: int, status: str = "administrator") -> None:
-        """The person's status in the chat from now on, as ``getChatMember`` answers it."""
+    def set_status(self, chat_id: int, user_id: int, status: str = "administrator",
+                   rights: tuple[str, ...] = ()) -> None:
+        """The person's (or the bot's: ``bot_id``) status in the chat from now on, as
+        ``getChatMember`` answers it; an administrator's ``rights`` (``can_manage_topics``,
+        ``can_pin_messages`` …) are true, the others false."""
         if status not in STATUSES:
             raise ValueError(f"status must be one of {STATUSES}, not {status!r}")
+        unknown = set(rights) - set(_RIGHTS) - set(_MORE_RIGHTS)
+        if unknown:
+            raise ValueError(f"unknown rights {sorted(unknown)}")
         with self._cond:
             self._statuses[(int(chat_id), int(user_id))] = status
+            self._rights[(int(chat_id), int(user_id))] = set(rights)
 
     def migrate_chat(self, chat_id: int, new_chat_id: int, user_id: int, *,
                      first: str = "to", notify: bool = True) -> list[int]:
@@ -54,6 +62,7 @@ class _Groups:
             for (chat, user), status in list(self._statuses.items()):
                 if chat == old:
                     self._statuses[(new, user)] = status
+                    self._rights[(new, user)] = set(self._rights.get((old, user), ()))
             self._migrated[old] = new
             if not notify:
                 return []
@@ -83,6 +92,13 @@ class _Groups:
                              date=msg["date"], from_user=user, raw=dict(msg)))
             return self._enqueue({"message": msg}, None)
 
+    def _may(self, chat_id: int, user_id: int, right: str) -> bool:
+        """Whether the person (or the bot) holds an administrator's ``right`` in the chat (its
+        creator holds every one)."""
+        status = self._statuses.get((chat_id, user_id), "member")
+        return status == "creator" or (status == "administrator"
+                                       and right in self._rights.get((chat_id, user_id), set()))
+
     def migrated(self) -> dict[int, int]:
         """The upgraded groups: old id → new id."""
         with self._lock:
@@ -102,7 +118,9 @@ class _Groups:
         if status == "creator":
             member["is_anonymous"] = False
         elif status == "administrator":
+            granted = self._rights.get((chat_id, int(user["id"])), set())
             member.update({"is_anonymous": False, **dict.fromkeys(_RIGHTS, False)})
+            member.update({r: r in granted for r in (*_RIGHTS, *_MORE_RIGHTS)})
         elif status == "kicked":
             member["until_date"] = 0
         return member
