@@ -31,6 +31,7 @@ from tests.chatbot.thinking_workers import own_queue, require_broker, workers
 from tests.conftest import FakeClock
 
 pytestmark = pytest.mark.e2e
+MARGIN = 10.0  # where an answer is expected: waited for only as long as it takes (a busy CI)
 
 
 def _fallbacks(kind: str) -> float:
@@ -76,7 +77,7 @@ def test_an_experte_move_is_thought_by_a_worker_on_the_queue(db_engine: Engine,
                                                               tmp_path: Path) -> None:
     with own_queue() as queue, workers(queue, tmp_path, 1) as (worker,):
         h = Harness(db_engine, clock, cpu_delay=0, experte_budget=0.05,
-                    thinking=QueueThinking(require_broker(), queue))
+                    thinking=QueueThinking(require_broker(), queue, margin=MARGIN))
         table_id = _experte_table(h)
         table = _until_a_cpu_turn_is_due(h, table_id)
         fallbacks = _fallbacks("decide")
@@ -96,7 +97,7 @@ def test_a_decision_of_a_killed_worker_is_taken_by_another(db_engine: Engine, cl
     there within the decision's budget and margin — no fallback, the table goes on."""
     with own_queue() as queue, workers(queue, tmp_path, 2) as pair:
         h = Harness(db_engine, clock, cpu_delay=0, experte_budget=1.0,
-                    thinking=QueueThinking(require_broker(), queue, margin=2.0))
+                    thinking=QueueThinking(require_broker(), queue, margin=MARGIN))
         table_id = _experte_table(h)
         table = _until_a_cpu_turn_is_due(h, table_id)
         fallbacks = _fallbacks("decide")
@@ -182,8 +183,8 @@ def test_hints_reviews_and_play_outs_come_back_from_a_worker_as_thought(tmp_path
     states = [s for s in (game.new_game(3, {}, seed) for seed in (7, 8, 9))
               if game.to_act(s) is not None]
     with own_queue() as queue, workers(queue, tmp_path, 1) as (worker,):
-        decisions = cpu.Decisions(Settings(experte_budget=0.04,
-                                           thinking=QueueThinking(require_broker(), queue)))
+        decisions = cpu.Decisions(Settings(experte_budget=0.04, thinking=QueueThinking(
+            require_broker(), queue, margin=MARGIN)))
         fallbacks = {k: _fallbacks(k) for k in ("advise", "play_out")}
         one = decisions.advise("schwimmen", game.to_json(states[0]), game.to_act(states[0]))
         assert one.code in {a.code for a in game.legal_actions(states[0])} and one.values
