@@ -10,7 +10,7 @@ from __future__ import annotations
 from ...i18n import N_, register
 from ..core.events import GameFinished, TableClosed
 from ..core.registry import AdminRights, Button, Command, Feature, Step, Where
-from . import opening, past, rounds
+from . import commands, past, rounds
 from .service import TournamentService, step
 
 register({"command.tournament": N_("A tournament: rounds, tables, standings")})
@@ -18,10 +18,10 @@ register({"command.tournament": N_("A tournament: rounds, tables, standings")})
 TOURNAMENT = Feature(
     "tournament",
     commands=(
-        Command("tournament", opening.command, "command.tournament", names={"de": "turnier"},
+        Command("tournament", commands.command, "command.tournament", names={"de": "turnier"},
                 where=Where.GROUP, elsewhere="tn.groups_only", admin=AdminRights.EVERY_USE),
     ),
-    buttons=(Button("tn", opening.press, on_table=False, admin=True),),
+    buttons=(Button("tn", commands.press, on_table=False, admin=True),),
     steps=(Step("tournament.steps", step),),
     subscriptions=((GameFinished, rounds.game_finished), (TableClosed, rounds.table_closed)),
     hooks=(("stats.lines", past.stats_line),),

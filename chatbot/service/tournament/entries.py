@@ -4,11 +4,13 @@ with their names, a round's tables, the scores so far and the standings they mak
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 from sqlmodel import Session, col, select
 
 from storage.models import (
     Chat,
+    GameTable,
     Player,
     Tournament,
     TournamentEntrant,
@@ -21,16 +23,36 @@ from .standings import Scored, Standing, met, standings
 LIVE = ("open", "running")
 
 
+def _locked(query: Any) -> Any:
+    """``FOR UPDATE``, and the rows read anew (an object read before in this transaction
+    takes the locked row's values)."""
+    return query.with_for_update().execution_options(populate_existing=True)
+
+
 def live(session: Session, chat: Chat, lock: bool = False) -> Tournament | None:
     """The group's tournament that is open for entry or running (one at a time)."""
     query = select(Tournament).where(Tournament.chat_id == chat.id,
                                      col(Tournament.state).in_(LIVE))
-    return session.exec(query.with_for_update() if lock else query).first()
+    return session.exec(_locked(query) if lock else query).first()
 
 
 def get(session: Session, tournament_id: int, lock: bool = False) -> Tournament | None:
     query = select(Tournament).where(Tournament.id == tournament_id)
-    return session.exec(query.with_for_update() if lock else query).first()
+    return session.exec(_locked(query) if lock else query).first()
+
+
+def lock_round(session: Session, tournament_id: int) -> Tournament | None:
+    """The tournament locked for a change, as every change takes it: the game tables of its
+    round first (by id), then its row — the order a move at one of them takes too (its table,
+    then the tournament it finished a game of), so two processes never wait for each other."""
+    tournament = get(session, tournament_id)
+    if tournament is None:
+        return None
+    ids = sorted(t.table_id for t in tables(session, tournament) if t.table_id is not None)
+    if ids:
+        session.exec(select(GameTable.id).where(col(GameTable.id).in_(ids))
+                     .order_by(col(GameTable.id)).with_for_update()).all()
+    return get(session, tournament_id, lock=True)
 
 
 def entrants(session: Session, tournament: Tournament,
@@ -60,13 +82,14 @@ def tables(session: Session, tournament: Tournament, round_no: int | None = None
         TournamentTable.tournament_id == tournament.id,
         TournamentTable.round_no == (tournament.round_no if round_no is None else round_no)
     ).order_by(col(TournamentTable.table_no))
-    return list(session.exec(query.with_for_update() if lock else query).all())
+    return list(session.exec(_locked(query) if lock else query).all())
 
 
 def table_of_game(session: Session, table_id: int) -> TournamentTable | None:
-    """The tournament table a game table is being played for, if any."""
+    """The tournament table a game table is being played for, if any (not locked: its
+    tournament is locked first)."""
     return session.exec(select(TournamentTable).where(TournamentTable.table_id == table_id)
-                        .with_for_update()).first()
+                        ).first()
 
 
 def scored(session: Session, tournament: Tournament) -> list[Scored]:

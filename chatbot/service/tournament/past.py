@@ -26,7 +26,7 @@ def history(ctx: Ctx, chat: Chat) -> Outcome:
         return Outcome(None)
     lines = [tr(lang, "tn.history")]
     for i, t in enumerate(done, 1):
-        people = entries.names(ctx.session, t, ("in", "left", "removed"))
+        people = entries.names(ctx.session, t, ("in", "left"))
         if t.state == "finished":
             best = [people.get(p, "?") for p in rounds.winners(ctx.session, t)]
             winner = "🥇 " + ", ".join(best) if best else "–"
@@ -42,7 +42,8 @@ def stats_line(session: object, player: Player, lang: str) -> str | None:
     """The person's tournaments for ``/stats`` (``None``: none played)."""
     played = session.exec(select(Tournament).join(  # type: ignore[attr-defined]
         TournamentEntrant, col(TournamentEntrant.tournament_id) == Tournament.id).where(
-        TournamentEntrant.player_id == player.id, Tournament.state == "finished")).all()
+        TournamentEntrant.player_id == player.id, Tournament.state == "finished",
+        col(TournamentEntrant.state).in_(("in", "left")))).all()
     if not played:
         return None
     won = sum(1 for t in played if player.id in rounds.winners(session, t))

@@ -29,11 +29,18 @@ from .standings import order
 THREAD_WAIT = timedelta(minutes=2)  # a round's topics not made by then: it plays privately
 POLL = timedelta(seconds=2)  # how often a round waiting for its topics looks again
 THREADS = {"telegram": "topics", "matrix": "threads"}  # where a platform can open threads
+MIN_PEOPLE = 2  # fewer left in it after a round: the tournament ends
 
 
 def slot(tournament: Tournament) -> str:
     """The announcement's slot (the standings are ``slot + "s"``)."""
     return f"tn{tournament.id}"
+
+
+def placed(name: str, thread: str | None) -> str:
+    """A chat-wide slot's name as ``outgoing.say`` keeps it in a topic or thread (one per
+    topic), for acting on its message (pin, unpin, delete)."""
+    return f"{name}@{thread}"[:64] if thread is not None else name
 
 
 def thread_key(tournament: Tournament, table: TournamentTable) -> str:
@@ -111,7 +118,8 @@ def deal_table(ctx: Ctx, chat: Chat, tournament: Tournament, row: TournamentTabl
                opener: Any) -> GameTable:
     """A game at a tournament table: a group table (in its topic or thread, or played in its
     people's private chats) with its people and Normal CPUs seated, dealt at once."""
-    people = [p for p in row.seats if p is not None]
+    still_in = set(entries.names(ctx.session, tournament))
+    people = [p for p in row.seats if p is not None and p in still_in]
     table = tables.new_table(
         ctx, chat, opener, tournament.game, private=False, thread=row.thread_id,
         turn_timeout=tournament.turn_timeout,
@@ -124,7 +132,7 @@ def deal_table(ctx: Ctx, chat: Chat, tournament: Tournament, row: TournamentTabl
     named = {p.id: p for p in (records.get_player(ctx.session, i) for i in people) if p}
     cpus = iter(cpu_names(len(row.seats) - len(people), [n.name for n in named.values()]))
     for seat_no, person in enumerate(row.seats):
-        if person is not None and person in named:
+        if person in named:
             records.add_seat(ctx.session, table, seat_no, named[person].name, player_id=person)
         else:
             records.add_seat(ctx.session, table, seat_no, f"🤖 {next(cpus)}", is_cpu=True,
@@ -153,33 +161,49 @@ def _due(tournament: Tournament, kind: str | None, at: Any) -> None:
 def game_finished(ctx: Ctx, event: GameFinished) -> None:
     """A game finished: if it was a tournament's, its people's points are written and the
     table plays its next game of the round, or is done (the last one done: the round ends)."""
-    row = entries.table_of_game(ctx.session, event.table.id)  # type: ignore[arg-type]
-    if row is None or row.state != "playing":
+    found = _playing(ctx, event.table)
+    if found is None:
         return
-    tournament = entries.get(ctx.session, row.tournament_id, lock=True)
-    if tournament is None or tournament.state != "running":
-        return
-    _score(ctx, row, event.seats, event.winners, event.standings)
+    tournament, row = found
+    points = _score(ctx, row, event.seats, event.winners, event.standings)
+    _say_result(ctx, tournament, row, event.seats, points)
     table_done(ctx, tournament, row)
 
 
 def table_closed(ctx: Ctx, event: TableClosed) -> None:
     """A tournament table ended before its game did (an administrator, a topic closed): it is
     scored as it stood."""
-    row = entries.table_of_game(ctx.session, event.table.id)  # type: ignore[arg-type]
-    if row is None or row.state != "playing":
+    found = _playing(ctx, event.table)
+    if found is None:
         return
-    tournament = entries.get(ctx.session, row.tournament_id, lock=True)
-    if tournament is None or tournament.state != "running":
-        return
-    score_as_it_stands(ctx, row, event.table)
+    tournament, row = found
+    seats, points = score_as_it_stands(ctx, row, event.table)
+    _say_result(ctx, tournament, row, seats, points)
     row.state = "done"
     _round_complete(ctx, tournament)
 
 
+def _playing(ctx: Ctx, table: GameTable) -> tuple[Tournament, TournamentTable] | None:
+    """The running tournament and its table a game table plays for, both locked (the
+    tournament first: ``entries.lock_round``'s order); ``None`` if it plays for none."""
+    row = entries.table_of_game(ctx.session, table.id)  # type: ignore[arg-type]
+    if row is None or row.state != "playing":
+        return None
+    tournament = entries.get(ctx.session, row.tournament_id, lock=True)
+    if tournament is None or tournament.state != "running":
+        return None
+    locked = next((t for t in entries.tables(ctx.session, tournament, row.round_no, lock=True)
+                   if t.id == row.id), None)
+    if locked is None or locked.state != "playing" or locked.table_id != table.id:
+        return None
+    return tournament, locked
+
+
 def table_done(ctx: Ctx, tournament: Tournament, row: TournamentTable) -> None:
-    """A table's game is over: the next game of the round at it, or the table is done."""
-    if row.game_no + 1 < tournament.games_per_round:
+    """A table's game is over: the next game of the round at it (while somebody of it is
+    still in the tournament), or the table is done."""
+    still_in = set(entries.names(ctx.session, tournament))
+    if row.game_no + 1 < tournament.games_per_round and still_in.intersection(row.seats):
         chat = records.get_chat(ctx.session, tournament.chat_id)
         row.game_no += 1
         deal_table(ctx, chat, tournament, row, records.get_player(  # type: ignore[arg-type]
@@ -196,8 +220,9 @@ def _round_complete(ctx: Ctx, tournament: Tournament) -> None:
 
 
 def _score(ctx: Ctx, row: TournamentTable, seats: list[Seat], winners: list[int],
-           standings_: list[dict[str, Any]]) -> None:
-    """Each person's points by place at the table (CPU seats take places, not points)."""
+           standings_: list[dict[str, Any]]) -> dict[int, Fraction]:
+    """Each person's points by place at the table (CPU seats take places, but only people
+    are written); the points of every seat."""
     points = ranking.seat_points(winners, standings_)
     values = {int(s["seat"]): ranking.standing_value(s) for s in standings_}
     people = {s.seat_no: s.player_id for s in seats if s.player_id is not None}
@@ -209,10 +234,31 @@ def _score(ctx: Ctx, row: TournamentTable, seats: list[Seat], winners: list[int]
             points_den=share.denominator, game_points=values.get(seat_no, 0.0),
             opponents=[p for n, p in people.items() if n != seat_no], at=ctx.now))
     ctx.session.flush()
+    return points
 
 
-def score_as_it_stands(ctx: Ctx, row: TournamentTable, table: GameTable) -> None:
-    """An unfinished game scored by the standing its seats have now (no winner)."""
+def _say_result(ctx: Ctx, tournament: Tournament, row: TournamentTable, seats: list[Seat],
+                points: dict[int, Fraction]) -> None:
+    """A table's game is over: its points by place, as they come, where the tournament was
+    opened (the draw and the standings go there too) — names and points only."""
+    chat = records.get_chat(ctx.session, tournament.chat_id)
+    if chat is None:
+        return
+    lang = languages.language(ctx, chat)
+    named = {s.seat_no: s.name for s in seats}
+    best_first = sorted(points.items(), key=lambda item: (-item[1], item[0]))
+    line = " · ".join(f"{named.get(seat, '?')} {ranking.shown(share, lang)}"
+                      for seat, share in best_first)
+    key = "tn.table_result" if tournament.games_per_round == 1 else "tn.table_result_game"
+    outgoing.say(ctx, chat, tr(lang, key, no=row.table_no, round=row.round_no,
+                               game=row.game_no + 1, games=tournament.games_per_round,
+                               line=line), thread=tournament.thread_id)
+
+
+def score_as_it_stands(ctx: Ctx, row: TournamentTable, table: GameTable
+                       ) -> tuple[list[Seat], dict[int, Fraction]]:
+    """An unfinished game scored by the standing its seats have now (no winner): its seats
+    and their points."""
     seats = records.seats(ctx.session, table)
     model = records.model(table, seats)
     if model.engine_state is None:
@@ -220,28 +266,34 @@ def score_as_it_stands(ctx: Ctx, row: TournamentTable, table: GameTable) -> None
     else:
         standings_ = presenter(table.game).standings(model.engine_state,
                                                      [s.name for s in seats])
-    _score(ctx, row, seats, [], standings_)
+    return seats, _score(ctx, row, seats, [], standings_)
 
 
-def end_round(ctx: Ctx, chat: Chat, tournament: Tournament) -> None:
-    """The round's end: unfinished tables scored as they stand and stopped, the standings
-    posted (and kept pinned, edited), then the next round or the end."""
+def end_round(ctx: Ctx, chat: Chat, tournament: Tournament, why: str = "time") -> None:
+    """The round's end (every table done, or ``why``: its ``time`` ran out, or it was
+    ``ended``): unfinished tables scored as they stand and stopped (noted in the group), the
+    standings posted and pinned, then the next round — or the end, after the last round or
+    when fewer than two people are left in it."""
     lang = languages.language(ctx, chat)
     cut = []
     for row in entries.tables(ctx.session, tournament, lock=True):
+        if row.state == "waiting":  # (ended while its topic was being made)
+            row.state = "done"
         if row.state != "playing":
             continue
         table = records.lock_table(ctx.session, row.table_id) if row.table_id else None
         row.state = "done"
         if table is not None and table.fsm_state not in fsm.CLOSED:
-            score_as_it_stands(ctx, row, table)
+            seats, points = score_as_it_stands(ctx, row, table)
+            _say_result(ctx, tournament, row, seats, points)
             play.stop_table(ctx, table, "tournament")
             cut.append(row.table_no)
+    note = "tn.scored_as_stands" if why == "time" else "tn.scored_as_ended"
     lines = [tr(lang, "tn.round_done", n=tournament.round_no)]
-    lines += [tr(lang, "tn.scored_as_stands", no=no) for no in cut]
+    lines += [tr(lang, note, no=no) for no in cut]
     outgoing.say(ctx, chat, "\n".join(lines), thread=tournament.thread_id)
-    final = tournament.round_no >= tournament.rounds
-    if final:
+    if tournament.round_no >= tournament.rounds \
+            or len(entries.entrants(ctx.session, tournament)) < MIN_PEOPLE:
         finish(ctx, chat, tournament)
     else:
         show_standings(ctx, chat, tournament)
@@ -255,7 +307,8 @@ def show_standings(ctx: Ctx, chat: Chat, tournament: Tournament, final: bool = F
     outgoing.say(ctx, chat, texts.standings(tournament, rows, lang, final=final),
                  outgoing.app_page(ctx, chat, f"tn{tournament.id}", lang),
                  slot=f"{slot(tournament)}s", fresh=True, thread=tournament.thread_id)
-    outgoing.act(ctx, chat, None, f"{slot(tournament)}s", "pin", tournament.thread_id)
+    outgoing.act(ctx, chat, None, placed(f"{slot(tournament)}s", tournament.thread_id), "pin",
+                 tournament.thread_id)
 
 
 def finish(ctx: Ctx, chat: Chat, tournament: Tournament) -> None:
@@ -263,7 +316,8 @@ def finish(ctx: Ctx, chat: Chat, tournament: Tournament) -> None:
     tournament.state, tournament.finished_at = "finished", ctx.now
     _due(tournament, None, None)
     show_standings(ctx, chat, tournament, final=True)
-    outgoing.act(ctx, chat, None, slot(tournament), "unpin", tournament.thread_id)
+    outgoing.act(ctx, chat, None, placed(slot(tournament), tournament.thread_id), "unpin",
+                 tournament.thread_id)
 
 
 def winners(session: Any, tournament: Tournament) -> list[int]:

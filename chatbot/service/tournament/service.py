@@ -41,7 +41,7 @@ def fire(parts: Parts, tournament_id: int, version: int) -> bool:
     """Claim and run a tournament's due step, once."""
     try:
         with parts.tx.tx() as session:
-            tournament = entries.get(session, tournament_id, lock=True)
+            tournament = entries.lock_round(session, tournament_id)
             now = parts.clock()
             if (tournament is None or tournament.version != version
                     or tournament.due_at is None or aware(tournament.due_at) > now

@@ -46,9 +46,13 @@ register({
     "tn.winner_1": N_("🥇 {name} wins the tournament!"),
     "tn.round_done": N_("🏁 Round {n} is over."),
     "tn.scored_as_stands": N_("(table {no} was scored as it stood when the round's time ran out)"),
+    "tn.scored_as_ended": N_("(table {no} was scored as it stood when the tournament was ended)"),
+    "tn.table_result": N_("🏁 Round {round}, table {no}: {line}"),
+    "tn.table_result_game": N_("🏁 Round {round}, table {no}, game {game} of {games}: {line}"),
+    "tn.starts_evening": N_("Starts with the Stammtisch evening, {day} at {time}."),
     "tn.history": N_("🏆 This group's tournaments:"),
     "tn.history_line": N_("{no}. {game} · {day} · {n} players · {winner}"),
-    "tn.history_none": N_("No tournament was played here yet. /turnier opens one."),
+    "tn.history_none": N_("No tournament was played here yet. /tournament opens one."),
     "tn.history_running": N_("running"),
     "tn.stats": N_("🏆 Tournaments: {n} played, {won} won"),
 })
@@ -71,7 +75,9 @@ def announcement(tournament: Tournament, names: Sequence[str], opener: str, lang
         lines.append(tr(lang, "tn.round_time", span=clock_label(
             tournament.round_seconds, lang).removeprefix("⏱ ")))
     if tournament.state == "open":
-        lines.append(tr(lang, "tn.starts_at", day=starts[0], time=starts[1]) if starts
+        evening = bool((tournament.options or {}).get("evening"))
+        lines.append(tr(lang, "tn.starts_evening" if evening else "tn.starts_at",
+                        day=starts[0], time=starts[1]) if starts
                      else tr(lang, "tn.starts_when", name=opener))
         if tournament.late_entry:
             lines.append(tr(lang, "tn.late"))
