@@ -1,7 +1,8 @@
 """The Experte's fast playouts (issue 49) decide exactly as the Normal bot they stand in for:
 Normal's move straight from the state (Schwimmen, Scat, climbing) equals ``Normal.choose`` on
 the seat's observation for the same dice, in games of every player count; Schwimmen's round on
-card-id lists ends with the outcome the engine's rules give; Scat's draw expectation from
+card-id lists, the climbing game's and Run Fast's on masks end with the outcome the engine's
+rules give (the same dice); Scat's draw expectation from
 tables equals the bot's and a brute-force average over every card that could be drawn. So the
 Experte at a fixed number of sampled worlds decides as the 2026 Experte, only faster, and it
 plays legal moves only at every table size.
@@ -15,14 +16,17 @@ import pytest
 
 from engine import GAMES
 from engine import climbing as C
+from engine import runfast as R
 from engine import scat as K
 from engine import schwimmen as S
 from engine.bots import EXPERTE, NORMAL, get_bot, register
 from engine.bots.climbing import Normal as ClimbingNormal
+from engine.bots.climbing_experte import _View, round_points
 from engine.bots.climbing_experte import normal_move as climbing_move
 from engine.bots.experte import play_round_out
 from engine.bots.experte_2026 import BOTS as EXPERTE_2026
 from engine.bots.experte_2026 import LEVEL as OLD
+from engine.bots.runfast_experte import hand_value, normal_playout
 from engine.bots.scat import Normal as ScatNormal
 from engine.bots.scat import Unseen, _draw_expectation
 from engine.bots.scat_experte import _FastUnseen, draw_expectation
@@ -117,6 +121,36 @@ def test_climbing_normal_from_the_state_is_normal():
             assert climbing_move(state, random.Random(k)) is expected
             checked += 1
     assert checked > 1000
+
+
+@pytest.mark.parametrize("options", [None, {"straight_step": "any"}])
+def test_climbing_round_on_masks_ends_as_the_engine_plays_it(options):
+    normal = ClimbingNormal()
+    checked = 0
+    for seed in range(4):
+        for k, state in enumerate(_states(C, 4, seed, options, moves=1500)):
+            if state.phase != "turn" or k % 7:
+                continue
+            end, rng = state, random.Random(k)
+            while end.phase in ("turn", "exchange"):
+                end, _ = C.apply(end, normal.choose(_View(end), rng))
+            seat = k % 4
+            assert round_points(state, seat, random.Random(k)) == end.result.points[seat]
+            checked += 1
+    assert checked > 50
+
+
+def test_run_fast_hand_on_masks_ends_as_the_engine_plays_it():
+    checked = 0
+    for seed in range(40):
+        for k, state in enumerate(_states(R, 3, seed, moves=600)):
+            if state.phase != "turn" or k % 3:
+                continue
+            seat = k % 3
+            expected = normal_playout(state, random.Random(k)).result.delta[seat]
+            assert hand_value(state, seat, random.Random(k)) == expected
+            checked += 1
+    assert checked > 500
 
 
 @pytest.mark.parametrize("game_id", ["schwimmen", "scat", "runfast", "climbing"])
