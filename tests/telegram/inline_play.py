@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tests.fakes.telegram_api import FakeBotApi
@@ -49,6 +50,15 @@ def press(fake: FakeBotApi, user: int, imid: str, data: str,
     return answer_text(fake, uid)
 
 
+def press_and_wait(fake: FakeBotApi, user: int, imid: str, data: str) -> str | None:
+    """``press``, and once it was answered without a refusal, the message's change."""
+    before = snapshot(fake.inline_message(imid))
+    answer = press(fake, user, imid, data)
+    fake.wait_for(lambda: snapshot(fake.inline_message(imid)) != before, WAIT,
+                  message=f"the inline message to change after {data}")
+    return answer
+
+
 @dataclass
 class InlineTable:
     """A table played in one inline message by people who pick moves from their results."""
@@ -60,6 +70,8 @@ class InlineTable:
     rng: random.Random
     chosen: list[str] = field(default_factory=list)  # the move results picked, in order
     looked: int = 0  # queries answered with a hand
+    first: int = 0  # whom to ask first (the one after the last mover: likely on turn)
+    greedy: float = 0.0  # how often the biggest play is picked (shorter climbing rounds)
 
     def message(self) -> dict:
         return self.fake.inline_message(self.imid)
@@ -82,7 +94,8 @@ class InlineTable:
         if "next" in found:
             press(self.fake, self.rng.choice(self.users), self.imid, found["next"], False)
             return True
-        for user in self.users:
+        order = self.users[self.first:] + self.users[:self.first]
+        for user in order:
             uid, answer = ask(self.fake, user, f"#{table}")
             results = answer["results"]
             assert answer["is_personal"] and results, answer
@@ -92,6 +105,10 @@ class InlineTable:
                 continue
             knocks = [r for r in moves if r["id"].endswith(".knock")]
             pick = knocks[0] if knocks and self.rng.random() < 0.3 else self.rng.choice(moves)
+            plays = [r for r in moves if not r["id"].endswith(".pass")]
+            if plays and self.rng.random() < self.greedy:
+                pick = max(plays, key=lambda r: len(r["title"]))
+            self.first = (self.users.index(user) + 1) % len(self.users)
             before = snapshot(self.message())
             posted, _, chosen = self.fake.choose_inline_result(uid, pick["id"], self.chat)
             assert chosen is not None
@@ -102,10 +119,12 @@ class InlineTable:
             return True
         return False
 
-    def play(self, moves: int | None = None, timeout: float = 240.0) -> None:
-        """Play until the game ends (or ``moves`` more moves were made)."""
+    def play(self, moves: int | None = None, timeout: float = 240.0,
+             until: Callable[[], bool] | None = None) -> None:
+        """Play until the game ends (or ``moves`` more moves were made, or ``until`` holds)."""
         deadline, made = time.monotonic() + timeout, 0
-        while not self.finished() and (moves is None or made < moves):
+        while not self.finished() and (moves is None or made < moves) \
+                and not (until is not None and until()):
             assert time.monotonic() < deadline, f"the game did not end\n{self.fake.summary()}"
             if self.step():
                 made += 1
