@@ -6,6 +6,7 @@ hidden cards only ever go to the private chat of the seat they belong to.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -344,6 +345,11 @@ def emit(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel,
     one_message = chat.kind == ONE_MESSAGE  # (no hint to start the bot: they need not)
     view = render_table(table, seats, model, lang, players,
                         None if one_message else ctx.settings.start_link)
+    if one_message and table.fsm_state in (fsm.PAYOUT, fsm.FINISHED):  # results folded in
+        lines = presenter(table.game).result_lines(model.engine_state, [s.name for s in seats],
+                                                   lang, table.options)
+        if lines:
+            view = dataclasses.replace(view, text=view.text + "\n\n" + "\n".join(lines))
     group = group and not records.options(table).in_private  # (its people see it privately)
     slot_name = f"t{table.id}"
     repost_table, action = _keep_in_view(ctx, chat, table, slot_name) \
