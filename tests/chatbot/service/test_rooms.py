@@ -185,7 +185,7 @@ def test_one_tick_lists_what_is_due_and_runs_each_step_at_its_interval(sqlite_en
     h.service = service = _service(h, Feature("hourly", steps=(hourly,)))
     names = [d.step.name for d in service.tick("test") if d.step is not None]
     assert names == ["retention", "stats.catch_up", "evening.steps", "daily.posts",
-                     "league.weeks", "hourly"]
+                     "league.weeks", "tournament.steps", "hourly"]
     again = [d.step.name for d in service.tick("test") if d.step is not None]
     assert "hourly" not in again and "retention" not in again and "evening.steps" in again
     assert service.run_step("hourly", "test") == 1 and ran == ["test"]
@@ -194,7 +194,7 @@ def test_one_tick_lists_what_is_due_and_runs_each_step_at_its_interval(sqlite_en
     clock.advance(16 * 60)  # (a lobby nobody starts closes after 15 minutes)
     due = [(d.table_id, d.version) for d in service.tick("test") if d.step is None]
     assert due == [(lobby, h.table(lobby).version)]
-    assert service.run_tick("test") == 4  # (the lobby's end, and the three steps of every tick)
+    assert service.run_tick("test") == 5  # (the lobby's end, and the four steps of every tick)
     assert h.table(lobby).fsm_state != "lobby"
     assert [d for d in service.tick("test") if d.step is None] == []
 
