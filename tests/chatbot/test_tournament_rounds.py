@@ -298,3 +298,42 @@ def test_a_stray_remove_or_end_is_answered_when_there_is_no_tournament(h: Harnes
         assert_brief_refusal(out)
     assert h.command(private(users[0]), users[0], "turnier").text == \
         "Turniere werden in einer Gruppe gespielt: schick dort /turnier."
+
+
+def test_a_person_who_leaves_their_table_plays_the_next_round(h: Harness) -> None:
+    users = people(4)
+    greet(h, users)
+    open_tournament(h, users, "schwimmen 2")
+    start(h, users[0])
+    table_id = tables(h)[0].table_id
+    assert table_id is not None
+    quitter = users[2]
+    for code in ("resign", "resign.y"):  # the table's own "leave", asked first
+        version = h.table(table_id).version
+        assert h.press(private(quitter), quitter, encode(table_id, version, code)).ok
+    assert f"🤖 {quitter.name}" in [s.name for s in h.seats(table_id)]
+    assert entrant_states(h)[quitter.name] == "in"  # still in the tournament
+    play_round(h, users, random.Random(7))
+    assert fire_steps(h) >= 1
+    quitter_id = next(s.player_id for s in h.seats(tables(h, 2)[0].table_id)  # type: ignore[arg-type]
+                      if s.name == quitter.name)
+    assert quitter_id in seated(h, 2)
+    assert all(r.player_id != quitter_id for r in scores(h) if r.round_no == 1)
+
+
+def test_an_administrator_ending_a_table_has_it_scored_as_it_stood(h: Harness) -> None:
+    users = people(5)
+    greet(h, users)
+    open_tournament(h, users, "schwimmen 2")
+    start(h, users[0])
+    big, small = tables(h)
+    for code in (f"grp.end.{big.table_id}", f"grp.endy.{big.table_id}"):
+        assert h.press(GROUP, ADMIN, encode(0, 0, code)).ok
+    assert game_table(h, big.table_id).fsm_state == "abandoned"
+    assert tables(h)[0].state == "done"
+    assert any(t.startswith("🏁 Runde 1, Tisch 1: ") for t in group_texts(h))
+    assert {r.table_no for r in scores(h)} == {1}  # three people, scored as they stood
+    assert sum(points_of(h).values()) == 3
+    play_table(h, small.table_id, {u.name: u for u in users}, random.Random(8))  # type: ignore[arg-type]
+    assert fire_steps(h) >= 1
+    assert tournament(h).round_no == 2
