@@ -43,6 +43,8 @@ def sit_down(ctx: Ctx, chat: Chat, player: Player, user: UserRef, offer: Offer,
         assert table is not None
         if quiet and (table.fsm_state != fsm.LOBBY or records.seat_of(seats, player)):
             return Outcome(None, table_id=table.id)
+        if table.fsm_state != fsm.LOBBY and records.seat_of(seats, player) is None:
+            raise Refusal(tr(ctx.lang, "il.running"))  # (an old copy of the invitation)
         return lobby.join(ctx, table, seats, player, user, "join")
     if _had_table(ctx, chat):  # its game is over: the message shows how it ended
         raise Refusal(tr(ctx.lang, "il.table_over"))

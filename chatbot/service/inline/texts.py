@@ -25,6 +25,7 @@ register({
     "il.no_game_hint": N_("Schwimmen, Scat, Run Fast or Joker Climb"),
     "il.elsewhere": N_("This button belongs to an invitation posted through the bot."),
     "il.table_over": N_("This invitation's game has ended."),
+    "il.running": N_("This table's game is already under way."),
     "il.off": N_("Inline mode is off for this bot: its operator turns it on with "
                  "@BotFather (/setinline, and /setinlinefeedback for moves chosen from "
                  "the list)."),
