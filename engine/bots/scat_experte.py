@@ -28,6 +28,9 @@ _DECK_BY_ID = sorted(S.DECK, key=lambda c: c.id)
 # per suit the deck's (value, card bit) sorted by value; per rank the deck's cards
 _SUIT_SORTED = [sorted((S.CARD_VALUE[c.id], 1 << c.id) for c in S.DECK if c.suit == suit)
                 for suit in range(4)]
+_SUIT_BITS = [sum(bit for _v, bit in row) for row in _SUIT_SORTED]
+# per suit: its known cards (a mask) → the unseen values sorted and their running sums
+_SUIT_ROWS: list[dict[int, tuple[list[int], list[int]]]] = [{}, {}, {}, {}]
 _RANK_CARDS: dict[int, list[Card]] = {}
 for _c in _DECK_BY_ID:
     _RANK_CARDS.setdefault(_c.rank, []).append(_c)
@@ -106,15 +109,17 @@ class _FastUnseen(Unseen):
         self.vals = []
         self.sums = []
         for suit in range(4):
-            vals = [v for v, bit in _SUIT_SORTED[suit] if not known & bit]
-            acc = [0]
-            total = 0
-            for v in vals:
-                total += v
-                acc.append(total)
-            n += len(vals)
-            self.vals.append(vals)
-            self.sums.append(acc)
+            part = known & _SUIT_BITS[suit]  # a suit's known cards: its row of the tables
+            row = _SUIT_ROWS[suit].get(part)
+            if row is None:
+                vals = [v for v, bit in _SUIT_SORTED[suit] if not part & bit]
+                acc = [0]
+                for v in vals:
+                    acc.append(acc[-1] + v)
+                row = _SUIT_ROWS[suit][part] = (vals, acc)
+            n += len(row[0])
+            self.vals.append(row[0])
+            self.sums.append(row[1])
         self.n = n
         self.by_rank = _ByRank(known)  # type: ignore[assignment]
 
@@ -170,6 +175,120 @@ def normal_move(state: S.State, rng: random.Random) -> S.ScatAction:
 
 
 _POLICY = FastNormal()
+
+
+def _before_draw(stock: bool, final: bool, may_knock: bool) -> tuple[S.ScatAction, ...]:
+    """The legal moves before drawing (``scat.legal_actions``)."""
+    out = [S.DRAW, S.TAKE] if stock else [S.TAKE]
+    if not final:
+        if may_knock:
+            out.append(S.KNOCK)
+        if not stock:
+            out.append(S.PASS)
+    else:
+        out.append(S.PASS)
+    return tuple(out)
+
+
+_LEGAL = {(a, b, c): _before_draw(a, b, c) for a in (False, True) for b in (False, True)
+          for c in (False, True)}
+
+
+class _Turn:
+    """What Normal reads of a position in ``round_value`` (filled in place for each move)."""
+
+    __slots__ = ("legal", "hand", "drawn", "from_pile", "phase", "discard", "players", "turns",
+                 "lives", "seat", "seats", "dealer", "hand_size", "trio_bonus")
+
+
+def round_value(state: S.State, seat: int, rng: random.Random) -> float:
+    """``outcome`` for ``seat`` after the rest of the round is played by Normal players — the
+    engine's rules of a turn (draw or take, the blitz, the discard, the knock and the last
+    turns, the empty stock) on lists, Normal's unseen cards from bit masks; the showdown is the
+    engine's. The same as playing it with ``scat.apply``, faster."""
+    if state.phase != TURN and state.phase != FINAL_ROUND:
+        return outcome(state, seat)
+    no_first, trio, _reentry, size = S._flags(state.options)
+    hands = list(state.hands)
+    stock = list(state.stock)
+    discard = list(state.discard)
+    pile = 0
+    for c in discard:
+        pile |= 1 << c.id
+    moved = list(state.moved)
+    final = state.phase == FINAL_ROUND
+    knocker = state.knocker
+    final_left = state.final_left
+    turns = state.turns
+    players = state.players
+    s: int = state.to_act  # type: ignore[assignment]
+    drawn = state.drawn
+    from_pile = state.from_pile
+    view = _Turn()
+    view.discard, view.players, view.lives = discard, players, state.lives
+    view.seats, view.dealer, view.hand_size, view.trio_bonus = state.seats, state.dealer, size, trio
+    decide = _POLICY._decide
+    drop_of = S.drop
+    while True:
+        hand = hands[s]
+        view.hand, view.seat, view.turns, view.phase = hand, s, turns, FINAL_ROUND if final else TURN
+        view.drawn, view.from_pile = drawn, from_pile
+        known = pile
+        for c in hand:
+            known |= 1 << c.id
+        if drawn is None:
+            legal = _LEGAL[(bool(stock), final, not final and (moved[s] or not no_first))]
+            view.legal = legal
+            action = decide(view, _FastUnseen(known), rng)  # type: ignore[arg-type]
+            kind = action.kind
+            if kind == "draw" or kind == "take":
+                if kind == "draw":
+                    card = stock.pop()
+                else:
+                    card = discard.pop()
+                    pile &= ~(1 << card.id)
+                hand = hands[s] = hand + (card,)
+                drawn, from_pile = card, kind == "take"
+                if not final and S._blitz_after_draw(hand, card, size):
+                    reason, by, blitz = "blitz", None, (s,)
+                    break
+                continue
+            if kind == "knock":
+                knocker = s
+                turns += 1
+                if not stock:
+                    reason, by, blitz = "stock_knock", s, ()
+                    break
+                final, final_left = True, len(players) - 1
+                s = S.seat_after(players, s)
+                continue
+            if not final:  # a pass with the stock empty ends the round at once
+                turns += 1
+                reason, by, blitz = "stock_pass", None, ()
+                break
+        else:
+            legal = tuple(drop_of(c) for c in hand if not (from_pile and c is drawn))
+            view.legal = legal
+            action = decide(view, _FastUnseen(known), rng)  # type: ignore[arg-type]
+            card = action.card  # type: ignore[attr-defined]
+            hands[s] = tuple(c for c in hand if c is not card)
+            discard.append(card)
+            pile |= 1 << card.id
+            moved[s] = True
+            drawn, from_pile = None, False
+        # the turn is over
+        turns += 1
+        if final:
+            final_left -= 1
+            if final_left == 0:
+                reason, by, blitz = "knock", knocker, ()
+                break
+        s = S.seat_after(players, s)
+    end = state._replace(hands=tuple(hands), stock=tuple(stock), discard=tuple(discard),
+                         phase=FINAL_ROUND if final else TURN, to_act=s, drawn=drawn,
+                         from_pile=from_pile, knocker=knocker, final_left=final_left,
+                         moved=tuple(moved), turns=turns)
+    return outcome(S._showdown(end, reason, by, blitz, [])[0], seat)
 
 
 def play_round_out(state: S.State, rng: random.Random) -> S.State:
@@ -369,7 +488,7 @@ class ScatSearch(GameSearch):
 
     def rollout(self, world: S.State, action: Any, seat: int, rng: random.Random) -> float:
         state, _ = S.apply(world, action)
-        return outcome(play_round_out(state, rng), seat)
+        return round_value(state, seat, rng)
 
 
 def _where(state: S.State, card: Card) -> int:

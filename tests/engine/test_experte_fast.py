@@ -1,8 +1,8 @@
 """The Experte's fast playouts (issue 49) decide exactly as the Normal bot they stand in for:
 Normal's move straight from the state (Schwimmen, Scat, climbing) equals ``Normal.choose`` on
 the seat's observation for the same dice, in games of every player count; Schwimmen's round on
-card-id lists, the climbing game's and Run Fast's on masks end with the outcome the engine's
-rules give (the same dice); Scat's draw expectation from
+card-id lists, Scat's on lists, the climbing game's and Run Fast's on masks end with the
+outcome the engine's rules give (the same dice); Scat's draw expectation from
 tables equals the bot's and a brute-force average over every card that could be drawn. So the
 Experte at a fixed number of sampled worlds decides as the 2026 Experte, only faster, and it
 plays legal moves only at every table size.
@@ -31,6 +31,9 @@ from engine.bots.scat import Normal as ScatNormal
 from engine.bots.scat import Unseen, _draw_expectation
 from engine.bots.scat_experte import _FastUnseen, draw_expectation
 from engine.bots.scat_experte import normal_move as scat_move
+from engine.bots.scat_experte import outcome as scat_outcome
+from engine.bots.scat_experte import play_round_out as scat_round
+from engine.bots.scat_experte import round_value as scat_value
 from engine.bots.schwimmen import Normal as SchwimmenNormal
 from engine.bots.schwimmen_experte import normal_move as schwimmen_move
 from engine.bots.schwimmen_experte import outcome, rollout_value
@@ -94,6 +97,21 @@ def test_scat_normal_from_the_state_is_normal(seats, options):
             assert scat_move(state, random.Random(k)) is expected
             checked += 1
     assert checked > 300
+
+
+@pytest.mark.parametrize("seats,options", [(2, None), (3, {"no_first_turn_knock": True}),
+                                           (4, {"four_cards": True}), (5, {"reentry": True})])
+def test_scat_round_on_lists_ends_as_the_engine_plays_it(seats, options):
+    checked = 0
+    for seed in range(12):
+        for k, state in enumerate(_states(K, seats, seed, options)):
+            if k % 3:
+                continue
+            seat = k % seats
+            expected = scat_outcome(scat_round(state, random.Random(k)), seat)
+            assert scat_value(state, seat, random.Random(k)) == pytest.approx(expected, abs=1e-12)
+            checked += 1
+    assert checked > 100
 
 
 def test_scat_draw_expectation_from_tables_is_the_average_over_every_card_to_draw():
