@@ -118,7 +118,7 @@ def tournament_page(sight: TournamentSight) -> dict[str, Any]:
                   "buchholz": tr(lang, "wa.tn.col_opp"), "game": tr(lang, "wa.tn.col_game"),
                   "legend": tr(lang, "wa.tn.legend"), "you": tr(lang, "wa.you"),
                   "offline": tr(lang, "wa.offline")},
-        "refresh": TOURNAMENT_REFRESH,
+        "refresh": TOURNAMENT_REFRESH if state in ("open", "running") else None,
     }
 
 

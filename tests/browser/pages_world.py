@@ -63,7 +63,7 @@ def open_at_fixture(browser: Any, served: tuple[Harness, str]) -> Iterator[Calla
         if start:
             fragment += f"&tgWebAppStartParam={start}"
         page.goto(f"{base}/webapp/{f'?p={p}' if p else ''}{fragment}")
-        page.wait_for_function(READY)
+        page.wait_for_function(READY, timeout=60_000)  # (a bound for a loaded machine)
         return page
 
     yield open_

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -28,9 +29,11 @@ from tests.conftest import FakeClock
 
 from .page_worlds import (
     GROUP,
+    fire_steps,
     league_week,
     open_tournament,
     person,
+    play_tables,
     private,
     start_tournament,
     tournament_under_way,
@@ -115,13 +118,13 @@ def test_the_tournament_page_shows_the_draw_results_and_standings_the_service_ke
     _run(h.service, scenario)
 
 
-def test_ranks_shared_by_a_tie_and_the_page_before_the_start(h: Harness) -> None:
+def test_the_tournament_page_before_the_start_with_a_tie_and_at_the_end(h: Harness) -> None:
     users = [person(i) for i in range(4)]
-    t = open_tournament(h, users)
+    t = open_tournament(h, users, rounds=1)
 
     async def scenario(client: TestClient) -> None:
         status, page = await _get(client, f"tournament?n={t.id}", users[1])
-        assert status == 200 and page["state"] == "open"
+        assert status == 200 and page["state"] == "open" and page["refresh"] == 15
         assert page["status"] == "Anmeldung offen · 4 dabei"
         assert page["entrants"] == [u.name for u in users] and page["draw"] == []
         start_tournament(h, users)  # dealt, nobody scored: everybody shares the first place
@@ -129,6 +132,16 @@ def test_ranks_shared_by_a_tie_and_the_page_before_the_start(h: Harness) -> None
         assert [s["rank"] for s in page["standings"]] == [1, 1, 1, 1]
         assert {s["points"] for s in page["standings"]} == {"0"}
         assert [x["state"] for x in page["draw"][0]["tables"]] == ["playing"]
+        play_tables(h, users, random.Random(2))
+        assert fire_steps(h) == 1  # the only round's end: the final standings
+        status, page = await _get(client, f"tournament?n={t.id}", users[1])
+        assert page["state"] == "finished" and page["status"] == "Beendet · Endstand"
+        assert page["refresh"] is None  # (over: the page asks no more)
+        assert [x["state_text"] for x in page["draw"][0]["tables"]] == ["fertig"]
+        kept = h.service.tournament_view("telegram", GROUP.external_id)
+        assert kept is not None
+        assert [(s["rank"], s["points"]) for s in page["standings"]] == [
+            (s["rank"], points(s["points"], "de")) for s in kept["standings"]]
 
     _run(h.service, scenario)
 

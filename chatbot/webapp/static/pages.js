@@ -1,7 +1,7 @@
 // A tournament's page and the league's page (docs/webapp.md): drawn from the server's JSON
 // (GET api/tournament, api/league; docs/webapp-api.md), with every text from the server.
 // They stay current by asking again calmly — every `refresh` seconds (the answer says how
-// often) while the page is in sight, and at once when it comes back into sight.
+// often; null: no more) while the page is in sight, and at once when it comes back into sight.
 
 import { ApiError } from "./api.js";
 
@@ -53,7 +53,9 @@ async function load() {
   setOffline(false);
   P.data = data;
   draw();
-  P.timer = setTimeout(() => { if (!document.hidden) load(); }, (data.refresh || 30) * 1000);
+  if (data.refresh) { // (a finished tournament changes no more)
+    P.timer = setTimeout(() => { if (!document.hidden) load(); }, data.refresh * 1000);
+  }
 }
 
 function setOffline(off) {
