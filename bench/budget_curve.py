@@ -120,6 +120,9 @@ def version(game_id: str) -> str:
     return digest.hexdigest()[:12]
 
 
+VERSIONS = {g: version(g) for g in ORDER}  # of the code this process has loaded
+
+
 def path_of(game_id: str, budget: float, first: int, directory: str = DIR) -> str:
     return os.path.join(directory, f"{game_id}-{budget:g}-{first:05d}.json")
 
@@ -138,7 +141,7 @@ def run(game_id: str, budget: float, first: int, games: int, seed: int, jobs: in
     path = path_of(game_id, budget, first, directory)
     with open(path, "w") as f:
         json.dump({"game": game_id, "budget": budget, "old_budget": OLD_BUDGET, "seed": seed,
-                   "version": version(game_id),
+                   "version": VERSIONS[game_id],
                    "first": first, "games": games, "seats": seats(game_id),
                    "elapsed": time.perf_counter() - start, "results": results}, f)
     return path
@@ -151,7 +154,7 @@ def load(directory: str = DIR, seed: int = 1) -> dict[tuple[str, float], list[di
         with open(path) as f:
             run_ = json.load(f)
         if (run_["seed"] != seed or run_["old_budget"] != OLD_BUDGET
-                or run_.get("version") != version(run_["game"])
+                or run_.get("version") != VERSIONS[run_["game"]]
                 or run_["seats"] != seats(run_["game"])):
             continue  # another match, or the Experte's code has changed since
         for k, game in enumerate(run_["results"]):
