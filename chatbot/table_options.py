@@ -197,10 +197,10 @@ def options_of(table: Any) -> TableOptions:
     return TableOptions.from_json(table.options)
 
 register({
-    "tl.cpu_minus": N_("➖ 🤖"),
-    "tl.cpu_plus": N_("➕ 🤖"),
-    "tl.cpu_button": N_("🤖 {n} · {level}"),
-    "tl.cpu_button_none": N_("🤖 0"),
+    "tl.cpu_minus": N_("➖ CPU"),
+    "tl.cpu_plus": N_("➕ CPU"),
+    "tl.cpu_button": N_("{n} CPU · {level} 🤖"),
+    "tl.cpu_button_none": N_("0 CPU 🤖"),
     "tl.cpu_line": N_("🤖 {n} CPU ({level})"),
     "tl.cpu_line_none": N_("🤖 no CPU"),
     "tl.cpu_seat": N_("{no}. {name} (CPU)"),

@@ -18,6 +18,7 @@ from . import buttons
 from .durations import PAUSE_CLOCK, PAUSE_DAYS, clock_label, moment, pause_label, weekday_time
 from .i18n import N_, Names, register, tr
 from .presenters import presenter
+from .presenters.cards import CLASSIC, deck_of, styled
 from .table_options import cpu_names, options_of
 
 Rows = list[list[tuple[str, str]]]
@@ -330,6 +331,16 @@ def _practice_lines(table: GameTable, lang: str) -> list[str]:
     """A practice game says why it is not rated (the same cards again, tips)."""
     practice = options_of(table).practice
     return [tr(lang, f"co.practice.{practice}")] if practice in ("hint", "replay") else []
+
+
+def in_deck(view: View, person: Player | None) -> View:
+    """A person's view with their deck (``/karten``): a four-colour deck's colour square beside
+    every card of the text and the buttons (the button data stay as they are)."""
+    deck = person.deck if person is not None else None
+    if deck_of(deck) == CLASSIC:
+        return view
+    rows = [[(styled(label, deck), data) for label, data in row] for row in view.rows]
+    return View(styled(view.text, deck), rows, view.repost)
 
 
 def view_cards(view: View) -> str:

@@ -68,6 +68,10 @@ class Player(SQLModel, table=True):
     quiet_from: int = 23 * 60  # quiet hours, minutes after local midnight: from …
     quiet_to: int = 8 * 60  # … to (no reminder then; a long clock never ends then)
     time_zone: str | None = Field(default=None, max_length=64)  # None: from the language
+    # the cards as the person sees them (/karten, the Mini App): classic | tournament (the
+    # German four colours: ♠ green, ♦ yellow) | poker (♣ green, ♦ blue); large cards in the page
+    deck: str = Field(default="classic", max_length=12)
+    large_cards: bool = False
 
 
 class GameTable(SQLModel, table=True):

@@ -168,10 +168,10 @@ class InputsMixin(MovesMixin):
             if several:  # (never silently another table's)
                 await self._say(chat_ref, await self._which_table(several, lang))
                 return
-            if intent.name != "start":
+            if intent.name not in ("start", "cards"):
                 await self._say(chat_ref, tr(lang, "mx.not_now"))
                 return
-            intent = Intent("command", "start", intent.args)
+            intent = Intent("command", intent.name, intent.args)  # (no table: /start, /karten)
         await self._command(chat_ref, user, intent, key, lang)
 
     async def _choice(self, chat_ref: ChatRef, user: UserRef, key: str,

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, NN_, register, tr
+from ..presenters.cards import plain
 from ..service import command_words
 
 # Button code → the reaction the bot seeds under a message that offers it.
@@ -271,7 +272,7 @@ def card_name(rank: str, suit: str) -> str:
 def choice_items(text: str) -> tuple[str, ...] | None:
     """A message that is only numbers and cards: each as a number ("7") or a card ("7♠");
     ``None`` for anything else."""
-    text = text.replace("\ufe0f", "").strip().lower()
+    text = plain(text).replace("\ufe0f", "").strip().lower()  # (a four-colour deck's squares)
     if not text:
         return None
     out: list[str] = []
@@ -292,13 +293,13 @@ def choice_items(text: str) -> tuple[str, ...] | None:
 
 def card_of_label(label: str) -> str:
     """A card button's card ("✅7♠" → "7♠"); "" for a label that is not one card."""
-    name = label.replace("✅", "").replace("\ufe0f", "").strip()
+    name = plain(label).replace("✅", "").replace("\ufe0f", "").strip()
     return name if re.fullmatch(rf"(10|[2-9JQKA])[{_SUITS}]", name) else ""
 
 
 def cards_of_label(label: str) -> list[str] | None:
     """The cards of a label that shows nothing but cards ("7♠ 7♥"); else ``None``."""
-    parts = label.replace("✅", "").replace("\ufe0f", "").split()
+    parts = plain(label).replace("✅", "").replace("\ufe0f", "").split()
     cards = [p for p in parts if re.fullmatch(rf"(10|[2-9JQKA])[{_SUITS}]", p)]
     return cards if parts and len(cards) == len(parts) else None
 
@@ -376,7 +377,9 @@ def parse(body: str, own_names: tuple[str, ...] = (), mentioned: bool = False,
     if text[:1] in ("!", "/") and len(text) > 1:
         word, _, args = text[1:].partition(" ")
         word = word.strip().lower()
-        if word in MOVES:  # (``!start`` presses Start; where there is none, it greets)
+        if word in MOVES and not (MOVES[word] == "cards" and args.strip()):
+            # (``!start`` presses Start; where there is none, it greets. ``!karten``: "my
+            # cards" at a table, else - and always with words after it - the deck: /karten)
             return Intent("move", MOVES[word], args.strip())
         if word in commands:
             return Intent("command", commands[word], args.strip())

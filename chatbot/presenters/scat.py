@@ -26,7 +26,7 @@ register({
     "scat.table": NN_("Discard: {top} · Stock: {n} card", "Discard: {top} · Stock: {n} cards"),
     "scat.table_empty": N_("Discard: {top} · Stock: empty"),
     "scat.tiebreak": N_("tie-break"),
-    "scat.tokens": N_("{n}× 🪙"),
+    "scat.tokens_held": NN_("{n} token 🪙", "{n} tokens 🪙"),
     "scat.bus": N_("🚌 on the bus"),
     "scat.out": N_("✖ out"),
     "scat.dealer": N_("deals"),
@@ -151,7 +151,7 @@ def lives_text(state: game.State, seat: int, lang: str) -> str:
         return tr(lang, "scat.out")
     if state.lives[seat] == 0:
         return tr(lang, "scat.bus")
-    return tr(lang, "scat.tokens", n=state.lives[seat])
+    return tr(lang, "scat.tokens_held", n=state.lives[seat])
 
 
 def public_lines(state: game.State, names: list[str], lang: str, options: dict[str, Any],

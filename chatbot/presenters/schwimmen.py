@@ -53,7 +53,15 @@ register({
     "sw.why.dealt_31_many": N_(" – {name} were dealt 31"),
     "sw.line": N_("{name}: {cards} = {value}"),
     "sw.draw": N_("All equal – a draw, nobody pays."),
-    "sw.pays": N_("{name} pays 1 {cur} into the pot."),
+    "sw.pays_amount": N_("{name} pays {amount} into the pot."),
+    # a number with its unit in words, the currency's sign as decoration after it (a screen
+    # reader says "3 coins", not "3 coin" of an emoji that stands alone)
+    "sw.money.coins": NN_("{n} coin 🪙", "{n} coins 🪙"),
+    "sw.money.euro": NN_("{n} €", "{n} €"),
+    "sw.money.matches": NN_("{n} match 🔥", "{n} matches 🔥"),
+    "sw.currency.coins": N_("coins 🪙"),
+    "sw.currency.euro": N_("euros €"),
+    "sw.currency.matches": N_("matches 🔥"),
     "sw.now_swims": N_("{name} is swimming now!"),
     "sw.eliminated": N_("{name} is out."),
     "sw.wins_pot": N_("🏆 {name} wins the game and the pot ({pot}) – now has {total}."),
@@ -75,13 +83,15 @@ def _c(code_or_codes: Any) -> str:
     return show(BY_CODE[c] for c in code_or_codes)
 
 
-def money(n: int, currency: str) -> str:
-    return f"{n} {CURRENCIES.get(currency, CURRENCIES['coins'])}"
+def money(n: int, currency: str, lang: str | None) -> str:
+    """An amount as people read and hear it: "3 Münzen 🪙", "1 €", "2 Streichhölzer 🔥"."""
+    return tr(lang, f"sw.money.{currency if currency in CURRENCIES else 'coins'}", n=n)
 
 
 def currency_label(currency: str, lang: str) -> str:
-    """The button text for the currency a table plays for ("Währung: 🪙")."""
-    return tr(lang, "sw.currency", cur=CURRENCIES.get(currency, CURRENCIES["coins"]))
+    """The button text for the currency a table plays for ("Währung: Münzen 🪙")."""
+    return tr(lang, "sw.currency",
+              cur=tr(lang, f"sw.currency.{currency if currency in CURRENCIES else 'coins'}"))
 
 
 def name(lang: str | None) -> str:
@@ -105,12 +115,13 @@ def public_lines(state: game.State, names: list[str], lang: str, options: dict[s
         if state.out[s]:
             bits.append(tr(lang, "sw.out"))
         else:
-            bits.append(money(state.coins[s], cur) if state.coins[s] else tr(lang, "sw.swims"))
+            bits.append(money(state.coins[s], cur, lang) if state.coins[s]
+                        else tr(lang, "sw.swims"))
             if state.passed[s] and state.phase not in (PAYOUT, FINISHED):
                 bits.append(tr(lang, "sw.passed"))
         prefix = "▶ " if state.to_act == s else "   "
         lines.append(prefix + " · ".join(bits))
-    lines.append(tr(lang, "sw.pot", pot=money(state.pot, cur)))
+    lines.append(tr(lang, "sw.pot", pot=money(state.pot, cur, lang)))
     if state.knocker is not None and state.phase not in (PAYOUT, FINISHED):
         lines.append(tr(lang, "sw.knocked", name=names[state.knocker], n=state.final_left))
     return lines
@@ -203,14 +214,15 @@ def result_lines(state: game.State, names: list[str], lang: str,
     if r.draw:
         lines.append(tr(lang, "sw.draw"))
     for s in r.paid:
-        lines.append(tr(lang, "sw.pays", name=names[s], cur=CURRENCIES.get(cur, "🪙")))
+        lines.append(tr(lang, "sw.pays_amount", name=names[s], amount=money(1, cur, lang)))
     for s in r.swimming:
         lines.append(tr(lang, "sw.now_swims", name=names[s]))
     for s in r.eliminated:
         lines.append(tr(lang, "sw.eliminated", name=names[s]))
     if state.winner is not None:
         lines.append(tr(lang, "sw.wins_pot", name=names[state.winner],
-                        pot=money(r.pot_won, cur), total=money(state.coins[state.winner], cur)))
+                        pot=money(r.pot_won, cur, lang),
+                        total=money(state.coins[state.winner], cur, lang)))
     return lines
 
 

@@ -1,7 +1,7 @@
 """The bot's service as it runs: the core with every feature room plugged in.
 
 The core (``core``) is what every table needs; each room (``evening``, ``solo``,
-``long_games``, ``stats``, ``groups``, ``privacy``, ``league``) declares what it adds
+``long_games``, ``stats``, ``groups``, ``privacy``, ``league``, ``decks``, …) declares what it adds
 (``core.registry.Feature``) and subscribes to the core's events. This is the one module that
 knows them all: a new room is added to ``FEATURES`` (and, if it answers reads of its own, its
 mixin to ``Service``).
@@ -20,6 +20,7 @@ from .core.api import Settings
 from .core.basics import BASICS
 from .core.facade import Service as CoreService
 from .core.registry import Feature, Registry
+from .decks import DECKS_ROOM, DeckService
 from .evening import EVENING, EveningService
 from .groups import GROUPS, GroupsService
 from .inline import INLINE, InlineService
@@ -31,11 +32,11 @@ from .stats import STATS, StatsService
 from .tournament import TOURNAMENT, TournamentService
 
 FEATURES: tuple[Feature, ...] = (STATS, EVENING, SOLO, LEAGUE, LONG_GAMES, GROUPS, PRIVACY,
-                                  TOURNAMENT, INLINE)
+                                  TOURNAMENT, INLINE, DECKS_ROOM)
 
 
 class Service(EveningService, SoloReads, LeagueReads, StatsService, GroupsService,
-              TournamentService, InlineService, CoreService):
+              TournamentService, InlineService, DeckService, CoreService):
     """The use cases of the bot over one database, with every room (``FEATURES``)."""
 
     def __init__(self, engine: Engine, settings: Settings | None = None,

@@ -48,7 +48,7 @@ def _schwimmen(state: Any, seat: int | None, names: list[str], lang: str,
                options: dict[str, Any]) -> Board:
     cur = options.get("currency", "coins")
     playing = state.phase not in (PAYOUT, FINISHED)
-    scores = [tr(lang, "sw.out") if state.out[s] else schwimmen_p.money(state.coins[s], cur)
+    scores = [tr(lang, "sw.out") if state.out[s] else schwimmen_p.money(state.coins[s], cur, lang)
               if state.coins[s] else tr(lang, "sw.swims") for s in range(state.seats)]
     cards = [len(state.hands[s]) if playing and not state.out[s] else None
              for s in range(state.seats)]
@@ -56,7 +56,7 @@ def _schwimmen(state: Any, seat: int | None, names: list[str], lang: str,
         if seat is not None and playing and not state.out[seat] else []
     return Board(cards, scores, list(state.out), tr(lang, "wa.middle"),
                  list(state.middle) if playing else [],
-                 tr(lang, "sw.pot", pot=schwimmen_p.money(state.pot, cur)), None, hand)
+                 tr(lang, "sw.pot", pot=schwimmen_p.money(state.pot, cur, lang)), None, hand)
 
 
 def _scat(state: Any, seat: int | None, names: list[str], lang: str,

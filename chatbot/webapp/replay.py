@@ -14,6 +14,7 @@ from engine.replay import Round, hands, middle
 
 from ..i18n import N_, Names, register, tr
 from ..presenters import presenter
+from ..presenters.cards import card_names
 from ..service import Replayed, round_name, where_text
 from .boards import BOARDS, codes
 
@@ -24,6 +25,11 @@ register({
     "wa.replay_dealt": N_("Dealt"),
     "wa.replay_round": N_("Round"),
     "wa.replay_none": N_("No round of this table has ended yet."),
+    "wa.replay_back": N_("One move back"),
+    "wa.replay_forward": N_("One move on"),
+    "wa.replay_slider": N_("Move"),
+    "wa.replay_hand": N_("Cards of {name}"),
+    "wa.replay_no_cards": N_("no cards"),
 })
 
 
@@ -60,6 +66,8 @@ def render_replay(replayed: Replayed, lang: str, number: int | None) -> dict[str
     table, seats = replayed.table, replayed.seats
     p = presenter(table.game)
     names = [s.name for s in seats]
+    steps = [_step(table, rnd, i, names, lang) for i in range(len(rnd.steps))]
+    shown = [c for st in steps for c in (*st["middle"], *(c for h in st["hands"] for c in h))]
     return {
         "table": table.id, "token": table.token, "game": table.game, "lang": lang,
         "title": f"{p.name(lang)} · {where_text(replayed, lang)}",
@@ -68,11 +76,16 @@ def render_replay(replayed: Replayed, lang: str, number: int | None) -> dict[str
                    for r in ended],
         "players": [{"seat": s.seat_no, "name": s.name, "cpu": s.is_cpu,
                      "you": s.seat_no in replayed.seat_nos} for s in seats],
-        "steps": [_step(table, rnd, i, names, lang) for i in range(len(rnd.steps))],
+        "steps": steps, "names": card_names(shown, lang),
         "texts": {"title": tr(lang, "wa.replay"), "close": tr(lang, "wa.replay_close"),
                   "step": tr(lang, "wa.replay_step", step="{step}", steps="{steps}"),
                   "round": tr(lang, "wa.replay_round"),
-                  "middle": tr(lang, f"rp.middle.{table.game}")},
+                  "middle": tr(lang, f"rp.middle.{table.game}"),
+                  "back": tr(lang, "wa.replay_back"), "forward": tr(lang, "wa.replay_forward"),
+                  "slider": tr(lang, "wa.replay_slider"),
+                  "hand": tr(lang, "wa.replay_hand", name="{name}"),
+                  "no_cards": tr(lang, "wa.replay_no_cards"),
+                  "players": tr(lang, "wa.players")},
     }
 
 

@@ -1,7 +1,8 @@
 """The Mini App's HTTP side (aiohttp): the page, a person's view of a table, what a selection
 would play, a move, the live views (server-sent events), a finished round's replay (to the
-people who sat at the table only), and a tournament's and the league's pages
-(``page_routes``). See docs/webapp-api.md.
+people who sat at the table only), a tournament's and the league's pages
+(``page_routes``), and invitations to share in another chat (``invite``). See
+docs/webapp-api.md.
 
 Every API request carries Telegram's ``initData`` (header ``X-Telegram-Init-Data``, or the
 ``initData`` query parameter where a header can't be set); the user is taken only from it (401
@@ -32,8 +33,10 @@ from aiohttp import web
 
 from ..buttons import MAX_ID, encode
 from ..i18n import pick_language, tr
-from ..service import ChatRef, NotYourTable, Service, UserRef
+from ..presenters.cards import DECKS
+from ..service import CardSettings, ChatRef, NotYourTable, Service, UserRef
 from .initdata import MAX_AGE, InvalidInitData, WebAppUser, validate
+from .invite import Prepare, add_invite_routes
 from .links import table_key
 from .live import MAX_STREAMS, Full, Hub, Listener
 from .page_routes import add_page_routes
@@ -102,7 +105,9 @@ def _event(loaded: Loaded) -> bytes:
 
 
 def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE,
-             max_streams: int = MAX_STREAMS) -> web.Application:
+             max_streams: int = MAX_STREAMS, prepare: Prepare | None = None) -> web.Application:
+    """The page and its API; ``prepare``: the adapter's ``savePreparedInlineMessage`` (the
+    page's invitations, ``invite``)."""
     hub = Hub(max_streams)
     service.listeners.append(lambda changes: hub.changed(c.table_id for c in changes))
     listener = Listener(service.engine, hub)
@@ -213,6 +218,31 @@ def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE,
         out.update(view or {})
         return web.json_response(out, status=200 if outcome.ok else 409, dumps=_dumps)
 
+    def cards_of(user: WebAppUser, chosen: CardSettings | None = None) -> dict[str, Any]:
+        """A person's cards (deck and large cards) and the texts of the page's choice."""
+        lang = pick_language(None, user.language_code, service.settings.default_language)
+        got = chosen or service.card_settings(PLATFORM, str(user.id))
+        return {"deck": got.deck, "large": got.large, "decks": list(DECKS),
+                "texts": {"title": tr(lang, "wa.deck"), "large": tr(lang, "wa.large"),
+                          "close": tr(lang, "wa.replay_close"),
+                          **{d: tr(lang, f"deck.{d}") for d in DECKS}}}
+
+    async def cards(request: web.Request) -> web.Response:
+        """GET: the person's cards; POST ``{"deck", "large"}`` (either may be left out):
+        changes them as an input of their private chat, then the same answer."""
+        user = request[_USER]
+        if request.method == "GET":
+            return web.json_response(await asyncio.to_thread(cards_of, user), dumps=_dumps)
+        body = await _body(request)
+        deck, large = body.get("deck"), body.get("large")
+        if deck is not None and deck not in DECKS or large is not None \
+                and not isinstance(large, bool):
+            raise web.HTTPBadRequest(text=f"deck: one of {', '.join(DECKS)}; large: true/false")
+        chat = ChatRef(PLATFORM, str(user.id), "private")
+        person = UserRef(str(user.id), user.first_name or str(user.id), user.language_code)
+        chosen = await asyncio.to_thread(service.set_card_settings, chat, person, deck, large)
+        return web.json_response(await asyncio.to_thread(cards_of, user, chosen), dumps=_dumps)
+
     async def events(request: web.Request) -> web.StreamResponse:
         """The view at once, then after every change of the table (server-sent events),
         until the initData is older than the max age (an ``expired`` event: the page opens
@@ -291,7 +321,10 @@ def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE,
            app.router.add_post("/api/move", signed(move)).resource,
            app.router.add_get("/api/events", signed(events)).resource,
            app.router.add_get("/api/replay", signed(replay)).resource,
-           *add_page_routes(app, service, signed, _USER)]  # a tournament's, the league's
+           app.router.add_get("/api/cards", signed(cards)).resource,
+           app.router.add_post("/api/cards", signed(cards)).resource,
+           *add_page_routes(app, service, signed, _USER),  # a tournament's, the league's
+           *add_invite_routes(app, service, signed, _USER, prepare)]
     app.router.add_get("/", index)
     static = app.router.add_static("/static", STATIC)
     app.on_startup.append(on_startup)
@@ -310,11 +343,11 @@ def make_app(service: Service, bot_token: str, max_age: float = MAX_AGE,
 
 
 def mounted(service: Service, bot_token: str, max_age: float = MAX_AGE,
-            max_streams: int = MAX_STREAMS) -> web.Application:
+            max_streams: int = MAX_STREAMS, prepare: Prepare | None = None) -> web.Application:
     """An application with the page and the API under ``/webapp`` (its own server, or a
     sub-application of the webhook server)."""
     root = web.Application()
-    root.add_subapp("/webapp", make_app(service, bot_token, max_age, max_streams))
+    root.add_subapp("/webapp", make_app(service, bot_token, max_age, max_streams, prepare))
     return root
 
 

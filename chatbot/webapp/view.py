@@ -18,10 +18,11 @@ from engine.protocol import GameError, IllegalAction
 from storage.models import GameTable, Seat
 
 from .. import buttons
-from ..i18n import N_, engine_reason, register, tr
+from ..i18n import N_, NN_, engine_reason, register, tr
 from ..presenters import presenter
+from ..presenters.cards import card_names
 from ..service import TableSight
-from ..views import render_private
+from ..views import log_texts, render_private
 from .boards import BOARDS, codes
 from .replay import offer
 
@@ -58,9 +59,17 @@ register({
     "wa.error": N_("This table could not be opened here."),
     "wa.not_yours": N_("Not your table: only its players and the people of its group can "
                        "see it."),
+    "wa.players": N_("Players"),
+    "wa.cards_held": NN_("{n} card", "{n} cards"),
+    "wa.time_left": N_("Time left"),
+    "wa.moves": N_("Moves"),
+    "wa.deck": N_("Cards: colours and size"),
+    "wa.large": N_("Large cards"),
 })
 _PAGE_TEXTS = ("play", "clear", "your_turn", "select", "offline", "hand", "log", "not_seated",
-               "no_table", "you", "cpu", "away", "out", "error")
+               "no_table", "you", "cpu", "away", "out", "error", "players", "time_left",
+               "moves", "deck")
+NEWS = 6  # the latest moves a view carries, for the page to read out the others' moves
 
 
 Loaded = TableSight  # (the name the server and the tests know)
@@ -100,7 +109,8 @@ def render(loaded: Loaded) -> dict[str, Any]:
         "middle": {"label": "", "cards": [], "text": None, "stack": None},
         "hand": [], "selectable": [], "moves": [], "lines": [], "result": None,
         "over": table.fsm_state in (fsm.FINISHED, fsm.ABANDONED), "texts": texts,
-        "next_table": loaded.next_table, "now": time.time(), "replay": None}
+        "next_table": loaded.next_table, "now": time.time(), "replay": None,
+        "names": {}, "news": []}
     model = loaded.model
     view = render_private(table, seats, model, seat, lang, single=table.is_private,
                           where=loaded.where)
@@ -110,15 +120,16 @@ def render(loaded: Loaded) -> dict[str, Any]:
     out["replay"] = offer(table, state, seat is not None, lang)
     names = [s.name for s in seats]
     if state is None or table.fsm_state == fsm.LOBBY:
-        out["players"] = [_player(s, None, "", False, False, seat) for s in seats]
+        out["players"] = [_player(s, None, "", False, False, seat, lang) for s in seats]
         return out
+    out["news"] = _news(loaded)
     game = GAMES[table.game]
     spec = BOARDS[table.game]
     seat_no = seat.seat_no if seat is not None else None
     board = spec.board(state, seat_no, names, lang, table.options)
     on_turn = game.to_act(state) if table.fsm_state in fsm.PLAYING else None
     out["players"] = [_player(s, board.cards[s.seat_no], board.scores[s.seat_no],
-                              on_turn == s.seat_no, board.out[s.seat_no], seat)
+                              on_turn == s.seat_no, board.out[s.seat_no], seat, lang)
                       for s in seats]
     turn_seat = next((s for s in seats if s.seat_no == on_turn), None)
     mine = seat is not None and on_turn == seat.seat_no and not seat.away
@@ -135,14 +146,29 @@ def render(loaded: Loaded) -> dict[str, Any]:
         out["selectable"] = sorted(picked)
     if table.fsm_state in (fsm.PAYOUT, fsm.FINISHED):
         out["result"] = p.result_lines(state, names, lang, table.options) or None
+    out["names"] = card_names([*out["hand"], *out["middle"]["cards"]], lang)
+    return out
+
+
+def _news(loaded: Loaded) -> list[dict[str, Any]]:
+    """The round's latest moves as everybody may read them (no card that went into a hand):
+    ``{"seat", "text"}``, the page reads out those of the others that are new to it."""
+    table, seats = loaded.table, loaded.seats
+    reader = loaded.seat.seat_no if loaded.seat is not None else None
+    out = []
+    for event in (table.log or [])[-NEWS:]:
+        said = log_texts(table, seats, loaded.lang, [event], group=True, reader=reader)
+        if said:
+            out.append({"seat": event.get("seat"), "text": said[0].removeprefix("· ")})
     return out
 
 
 def _player(s: Seat, cards: int | None, score: str, turn: bool, out: bool,
-            viewer: Seat | None) -> dict[str, Any]:
+            viewer: Seat | None, lang: str) -> dict[str, Any]:
     return {"seat": s.seat_no, "name": s.name, "cards": cards, "score": score, "turn": turn,
             "out": out, "you": viewer is not None and viewer.seat_no == s.seat_no,
-            "cpu": s.is_cpu, "away": s.away}
+            "cpu": s.is_cpu, "away": s.away,
+            "cards_text": None if cards is None else tr(lang, "wa.cards_held", n=cards)}
 
 
 def _cards(raw: object) -> list[Card] | None:

@@ -147,7 +147,7 @@ def test_climbing_offers_only_pass_when_nothing_beats() -> None:
 
 
 def test_the_currency_button_has_a_label() -> None:
-    assert SP.currency_label("coins", "de") == "Währung: 🪙"
+    assert SP.currency_label("coins", "de") == "Währung: Münzen 🪙"
     assert SP.currency_label("euro", "en") == "Currency: €"
 
 

@@ -77,7 +77,8 @@ def test_the_opener_chooses_how_many_cpu_players_fill_the_table(h: Harness) -> N
     table_id = open_group_table(h, [ALICE, BOB])
     shown = h.buttons(GROUP, table_id)
     assert "🤖 keine CPU" in _text(h, GROUP, table_id)
-    assert [lb for lb in _labels(h, GROUP, table_id) if "🤖" in lb] == ["➖ 🤖", "🤖 0", "➕ 🤖"]
+    assert [lb for lb in _labels(h, GROUP, table_id) if "CPU" in lb] == ["➖ CPU", "0 CPU 🤖",
+                                                                          "➕ CPU"]
     out = h.press(GROUP, BOB, shown["fill.+"])  # not the opener
     assert (out.ok, out.text) == (False, tr("de", "options_denied"))
     assert h.press(GROUP, ALICE, h.buttons(GROUP, table_id)["fill.+"]).changed

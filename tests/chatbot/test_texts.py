@@ -38,9 +38,10 @@ def test_schwimmen_game_end_names_the_pot_won_not_the_winners_total():
     assert state.result.pot_won == pot
     de = SW.result_lines(state, NAMES, "de", {})[-1]
     en = SW.result_lines(state, NAMES, "en", {})[-1]
-    assert de == f"🏆 {NAMES[winner]} gewinnt das Spiel und den Pott ({pot} 🪙) – hat jetzt " \
-                 f"{total} 🪙."
-    assert en == f"🏆 {NAMES[winner]} wins the game and the pot ({pot} 🪙) – now has {total} 🪙."
+    assert de == f"🏆 {NAMES[winner]} gewinnt das Spiel und den Pott ({pot} Münzen 🪙) – " \
+                 f"hat jetzt {total} Münzen 🪙."
+    assert en == f"🏆 {NAMES[winner]} wins the game and the pot ({pot} coins 🪙) – now has " \
+                 f"{total} coins 🪙."
     again = schwimmen.from_json(schwimmen.to_json(state))  # kept across a restart
     assert again.result == state.result
 

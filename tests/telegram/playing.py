@@ -158,7 +158,7 @@ class GroupGame:
         return msg
 
     def add_cpus(self, n: int | None = None) -> None:
-        """The opener taps "➕ 🤖" in the lobby ``n`` times (``None``: every free seat)."""
+        """The opener taps "➕ CPU" in the lobby ``n`` times (``None``: every free seat)."""
         if n is None:
             n = GAMES[self.game].MAX_SEATS - len(self.users)
         for _ in range(n):

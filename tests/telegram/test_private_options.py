@@ -76,7 +76,7 @@ def test_options_of_a_private_game_are_set_by_buttons(
     menu = _tap(fake, user, menu, "v1:0:0:g.schwimmen", "en")
     menu = _tap(fake, user, menu, "v1:0:0:g.schwimmen.2", "en")
     assert menu["text"].endswith("\n⚙ Below, the options: tap to change.")
-    assert _label(menu, "v1:0:0:g.schwimmen.2.o.1") == "Currency: 🪙"
+    assert _label(menu, "v1:0:0:g.schwimmen.2.o.1") == "Currency: coins 🪙"
     menu = _tap(fake, user, menu, "v1:0:0:g.schwimmen.2.o.1", "en")
     assert _label(menu, "v1:0:0:g.schwimmen.2.o.2") == "Currency: €"
     menu = _tap(fake, user, menu, "v1:0:0:g.schwimmen.2.o.2", "en")

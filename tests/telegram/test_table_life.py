@@ -1,7 +1,7 @@
 """Issue 17, items 8, 19 and 20 through the fake Bot API, as the players see them, in German and
 English (answers in the presser's language, group messages in the group's):
 
-* the opener chooses how many CPU players fill the table (➖ 🤖 / ➕ 🤖, at most the free seats);
+* the opener chooses how many CPU players fill the table (➖ CPU / ➕ CPU, at most the free seats);
 * "play again" at the end of a group game seats everybody again: the presser is in, the others
   confirm with one tap, a seat not confirmed in time is freed, the CPU comes along; privately,
   "play again" is the same game against the same CPU players;
@@ -122,11 +122,11 @@ def test_cpu_count_rematch_and_leaving_in_a_group(
     assert _tap(fake, group, cleo, mid, codes(lobby)["join"], "de") == "Du bist dabei."
     lobby = _wait_text(fake, group, mid, "3. Cleo")
     assert _rows(lobby) == [["Mitmachen", "Aussteigen"], ["Starten", "Beenden"],
-                            ["➖ 🤖", "🤖 0", "➕ 🤖"], ["⏱ 60 s", "Währung: 🪙"]]
+                            ["➖ CPU", "0 CPU 🤖", "➕ CPU"], ["⏱ 60 s", "Währung: Münzen 🪙"]]
     assert lobby["text"].endswith("\n⏱ 60 s · 🤖 keine CPU")
     assert _tap(fake, group, alma, mid, codes(lobby)["fill.+"], "de") is None
     lobby = _wait_text(fake, group, mid, "4. 🤖 Anna (CPU)", "⏱ 60 s · 🤖 1 CPU (Normal)")
-    assert _rows(lobby)[2] == ["➖ 🤖", "🤖 1 · Normal", "➕ 🤖"]
+    assert _rows(lobby)[2] == ["➖ CPU", "1 CPU · Normal 🤖", "➕ CPU"]
     # Schwimmen seats four: three people and one CPU fill it
     assert _tap(fake, group, alma, mid, codes(lobby)["fill.+"], "de") == \
         "Mehr freie Plätze hat der Tisch nicht."

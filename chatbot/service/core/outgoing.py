@@ -19,7 +19,7 @@ from storage.models import Chat, GameTable, MessageSlot, Outbox, Player, Seat
 from ... import buttons
 from ...i18n import N_, register, tr
 from ...presenters import presenter
-from ...views import render_private, render_table
+from ...views import in_deck, render_private, render_table
 from . import languages, quiet_hours, records
 from .transaction import Ctx
 
@@ -202,11 +202,13 @@ def plays_in_private(table: GameTable) -> bool:
 
 def _each_person(ctx: Ctx, chat: Chat, table: GameTable,
                  text_in: Callable[[str], str | None]) -> None:
-    """A table's message to each seated person's private chat (in their language)."""
+    """A table's message to each seated person's private chat (in their language); on a
+    long clock not into their quiet hours, unless they made it happen themselves."""
     for seat in records.seats(ctx.session, table):
         person = records.get_player(ctx.session, seat.player_id) if seat.player_id \
             and not seat.is_cpu else None
-        if person is None or not person.private_chat_id:
+        if person is None or not person.private_chat_id or ctx.input_chat != \
+                person.private_chat_id and quiet_hours.spared(person, table.turn_timeout, ctx.now):
             continue
         text = text_in(languages.person_language(ctx, chat.platform, person))
         if text:
@@ -330,7 +332,8 @@ def emit(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel,
     lang = languages.language(ctx, chat)
     if table.is_private:
         seat = seats[0] if seats else None
-        view = render_private(table, seats, model, seat, lang, single=True)
+        owner = records.get_player(ctx.session, seat.player_id) if seat and seat.player_id else None
+        view = in_deck(render_private(table, seats, model, seat, lang, single=True), owner)
         repost = view.repost
         if chat.platform in QUIET_PLATFORMS and seat is not None and model.engine_state \
                 is not None and model.game.to_act(model.engine_state) == seat.seat_no:
@@ -376,8 +379,8 @@ def emit(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel,
         if table.fsm_state in (fsm.TURN, fsm.FINAL_ROUND) and is_out(table, model, seat.seat_no):
             continue  # out of the game: told at the round's end, not edited on every move
         plang = languages.person_language(ctx, chat.platform, player)
-        pview = render_private(table, seats, model, seat, plang, single=False,
-                               where=records.place_name(chat, table))
+        pview = in_deck(render_private(table, seats, model, seat, plang, single=False,
+                                       where=records.place_name(chat, table)), player)
         queue(ctx, chat.platform, player.private_chat_id, table.id, f"h{table.id}",
               pview.repost and repost and _may_notify(ctx, table, player), pview.text,
               with_app(ctx, chat, table, pview.rows, plang, True))

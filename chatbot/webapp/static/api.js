@@ -60,6 +60,29 @@ export function makeApi(initData) {
         division ? `d=${encodeURIComponent(division)}` : ""].filter(Boolean).join("&");
       return page(`api/league${q ? `?${q}` : ""}`);
     },
+    /** The person's cards: {deck, large, decks, texts}; ApiError otherwise. */
+    async cards() {
+      return page("api/cards");
+    },
+    /** Change the person's cards ({deck, large}): the same answer as cards(). */
+    async setCards(chosen) {
+      const { status, data } = await call("POST", "api/cards", chosen);
+      if (status !== 200 || typeof data !== "object") throw new ApiError(status, String(data));
+      return data;
+    },
+    /** The invitations to a game the page may share: {game, offers, texts}; ApiError
+     *  otherwise (404: none here, 409: inline mode is off). */
+    async invitations(game) {
+      return page(`api/invite?g=${encodeURIComponent(game)}`);
+    },
+    /** A prepared invitation's id for Telegram.WebApp.shareMessage; ApiError otherwise. */
+    async invite(game, seats) {
+      const { status, data } = await call("POST", "api/invite", { game, seats });
+      if (status !== 200 || typeof data !== "object") {
+        throw new ApiError(status, typeof data === "string" ? data : (data && data.text) || "");
+      }
+      return data.id;
+    },
     /** What the selected cards are: {text, move}. */
     async select(table, version, cards) {
       const { status, data } = await call("POST", "api/select", { table, version, cards });

@@ -2,11 +2,16 @@
 // selection of cards is, and plays moves. No rules and (almost) no texts of its own.
 
 import { ApiError, makeApi, newKey } from "./api.js";
-import { back, face, label } from "./cards.js";
+import { CORNER, back, face, spoken } from "./cards.js";
+import { deriveColours } from "./colours.js";
+import { setupDeck } from "./deck.js";
 import { closeReplay, openReplay, replayOpen, setupReplay } from "./replay.js";
 
 const tg = (window.Telegram && window.Telegram.WebApp) || null;
 const inTelegram = !!tg && tg.platform !== "unknown";
+// On a phone Telegram's MainButton plays; elsewhere (a desktop client, a browser) the page's
+// own button does, which the keyboard reaches after the cards.
+const mainButton = inTelegram && ["android", "ios", "android_x"].includes(tg.platform);
 const $ = (id) => document.getElementById(id);
 
 const S = {
@@ -20,12 +25,14 @@ const S = {
   stopEvents: null,
   skew: 0, // the server's clock minus this device's, in seconds (for the turn clock)
   following: null, // the table "play again" led to, once followed
+  news: [], // the latest moves of the view drawn ({seat, text}), to read out what is new
 };
 
 // ------------------------------------------------------------------ start
 
 const lang = ((tg && tg.initDataUnsafe && tg.initDataUnsafe.user &&
   tg.initDataUnsafe.user.language_code) || navigator.language || "de").slice(0, 2);
+document.documentElement.lang = lang === "de" ? "de" : lang || "de"; // (the view's, once drawn)
 const FALLBACK = lang === "de"
   ? { auth: "Anmeldung ungültig – bitte die Tafel aus Telegram neu öffnen.",
       none: "Kein offener Tisch.", error: "Fehler", play: "Spielen", offline: "offline",
@@ -68,6 +75,7 @@ function applyTheme() {
     scheme = matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
   }
   document.documentElement.dataset.scheme = scheme || "light";
+  deriveColours();
 }
 
 function haptic(kind, arg) {
@@ -87,10 +95,8 @@ async function start() {
     tg.onEvent("themeChanged", applyTheme);
     tg.ready();
     tg.expand();
-    if (inTelegram) {
-      tg.MainButton.onClick(onPlay);
-      if (tg.isVersionAtLeast("6.1")) tg.BackButton.onClick(onBack);
-    }
+    if (mainButton) tg.MainButton.onClick(onPlay);
+    if (inTelegram && tg.isVersionAtLeast("6.1")) tg.BackButton.onClick(onBack);
   }
   const page = pageFromUrl(tg); // a tournament's or the league's page instead of a table
   if (page) {
@@ -98,6 +104,7 @@ async function start() {
     (await import("./pages.js")).startPage(api, page, FALLBACK);
     return;
   }
+  setupDeck(api, () => { if (S.view) layoutHand(); }, (err) => toast(err.message || FALLBACK.error));
   document.addEventListener("click", onClick);
   $("play").addEventListener("click", onPlay);
   $("clear").addEventListener("click", onBack);
@@ -166,12 +173,14 @@ function applyView(raw) {
     const kept = S.selected.filter((c) => can.has(c));
     if (kept.length !== S.selected.length) {
       S.selected = kept;
+      sayNews(old, v);
       S.view = v;
       render();
       askSelection();
       return;
     }
   }
+  sayNews(old, v);
   S.view = v;
   render();
 }
@@ -204,13 +213,16 @@ const esc = (s) => String(s ?? "").replace(/[&<>"']/g,
   (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 
 function cardButton(code, zone, v, live) {
-  // live: this zone takes part in a move now (else its cards are shown plain, not dimmed)
+  // live: this zone takes part in a move now (else its cards are shown plain, not dimmed);
+  // only a card that can be played is a stop of the Tab key; each is named as it is spoken
   const can = v.selectable.includes(code);
   const on = S.selected.includes(code);
   const state = can ? " can" : live ? " dim" : "";
+  const name = esc(spoken(code, v.names));
   return `<button type="button" class="card${state}${on ? " on" : ""}" ` +
     `data-code="${esc(code)}" data-zone="${zone}" aria-pressed="${on}" ` +
-    `aria-disabled="${!can}" title="${esc(label(code))}">${face(code)}</button>`;
+    `aria-disabled="${!can}"${can ? "" : ' tabindex="-1"'} title="${name}">` +
+    `<span class="sr-only">${name}</span>${face(code)}</button>`;
 }
 
 function playerHtml(p, v) {
@@ -220,11 +232,13 @@ function playerHtml(p, v) {
   const t = v.texts;
   const badge = (on, key, fallback) =>
     on ? `<span class="badge ${key}">${esc(t[key] || fallback)}</span>` : "";
-  const marks = (p.cpu && !/🤖/.test(p.name) ? "🤖 " : "");
+  const marks = p.cpu && !/🤖/.test(p.name)
+    ? `<span aria-hidden="true">🤖 </span><span class="sr-only">${esc(t.cpu || "CPU")}: </span>` : "";
   const badges = badge(p.you, "you", "★") + badge(p.away, "away", "💤") +
     badge(p.out, "out", "✖");
   const count = p.cards === null || p.cards === undefined ? ""
-    : `<span class="count">${back()}<b>${p.cards}</b></span>`;
+    : `<span class="count" title="${esc(p.cards_text || "")}">${back()}` +
+      `<b aria-hidden="true">${p.cards}</b><span class="sr-only">${esc(p.cards_text || p.cards)}</span></span>`;
   const clock = turn && v.turn.deadline
     ? `<span class="clock" data-deadline="${v.turn.deadline}"></span>` : "";
   return `<div class="${cls}" data-seat="${p.seat}">` +
@@ -233,10 +247,59 @@ function playerHtml(p, v) {
     `</div>`;
 }
 
+/** What has the keyboard's focus in the table (a card, a move, a button), to give it back
+ *  after the table is drawn anew: ``null`` when the focus is elsewhere. */
+function focusKey() {
+  const el = document.activeElement;
+  if (!el || el === document.body || !$("app").contains(el)) return null;
+  if (el.dataset && el.dataset.code) return { code: el.dataset.code, zone: el.dataset.zone };
+  if (el.dataset && el.dataset.move) return { move: el.dataset.move };
+  return el.id ? { id: el.id } : null;
+}
+
+/** The focus back where it was: the same card or button; where that is gone (the card was
+ *  played, the button is hidden), the first card that can be played, else the first move,
+ *  else the table's title. */
+function restoreFocus(key) {
+  if (!key) return;
+  const usable = (el) => el && !el.hidden && !el.disabled && el.offsetParent !== null
+    && el.getAttribute("tabindex") !== "-1";
+  let el = key.code ? document.querySelector(
+    `.card[data-code="${CSS.escape(key.code)}"][data-zone="${key.zone}"]`)
+    : key.move ? document.querySelector(`button.move[data-move="${CSS.escape(key.move)}"]`)
+      : $(key.id);
+  if (el === document.activeElement) return;
+  if (!usable(el)) {
+    el = [...document.querySelectorAll("#hand .card.can, #middle-cards .card.can, button.move, #play")]
+      .find(usable) || $("title");
+  }
+  el.focus({ preventScroll: false });
+}
+
+/** The others' moves that are new since the view drawn before read out (a live region):
+ *  the view's latest moves after the longest run they share with the last view's. */
+function sayNews(old, v) {
+  const news = v.news || [];
+  const before = old && old.table === v.table ? S.news : [];
+  S.news = news;
+  if (!old || old.table !== v.table) return; // (the first view: nothing is news)
+  const same = (a, b) => a.seat === b.seat && a.text === b.text;
+  let skip = 0;
+  for (let k = Math.min(before.length, news.length); k > 0; k--) {
+    const tail = before.slice(before.length - k);
+    if (tail.every((e, i) => same(e, news[i]))) { skip = k; break; }
+  }
+  const fresh = news.slice(skip).filter((e) => e.seat !== v.seat).map((e) => e.text);
+  if (fresh.length) $("said").textContent = fresh.join(" ");
+}
+
 function render() {
   const v = S.view;
   const t = v.texts;
   const app = $("app");
+  const focused = focusKey();
+  document.documentElement.lang = v.lang || document.documentElement.lang;
+  $("opponents").setAttribute("aria-label", t.players || "");
   app.setAttribute("aria-busy", "false");
   app.dataset.game = v.game || "";
   app.dataset.table = String(v.table);
@@ -292,7 +355,7 @@ function render() {
   const handLive = v.hand.some((c) => v.selectable.includes(c));
   $("hand").innerHTML = v.hand.map((c) => cardButton(c, "hand", v, handLive)).join("");
   $("hand").classList.toggle("empty", v.hand.length === 0);
-  $("hand").setAttribute("aria-label", t.hand || "hand");
+  $("hand").setAttribute("aria-label", t.hand || "");
   layoutHand();
 
   // the log
@@ -303,6 +366,7 @@ function render() {
   if (!S.online) $("offline").textContent = t.offline || FALLBACK.offline;
   tick();
   updateControls();
+  restoreFocus(focused);
 }
 
 function resultHtml(r) {
@@ -316,8 +380,9 @@ function resultHtml(r) {
   return `<p>${esc(r)}</p>`;
 }
 
-/** Spread the hand on a wide screen, overlap it like a fan on a narrow one; in two rows
- *  when a single row would leave too thin a strip of each card to tap. */
+/** Spread the hand on a wide screen, overlap it like a fan on a narrow one; in as many rows
+ *  as it takes for every card's corner (its rank and suit: CORNER of its width, and the upper
+ *  part of its height) to stay in sight, at any zoom and text size. */
 function layoutHand() {
   const hand = $("hand");
   const cards = Array.from(hand.children);
@@ -327,9 +392,12 @@ function layoutHand() {
   const h = cards[0].offsetHeight || Math.round(w * 1.4);
   const n = cards.length;
   const stepFor = (k) => (k > 1 ? Math.min(w + 6, (width - w - 4) / (k - 1)) : 0);
-  const rows = n > 8 && stepFor(n) < 0.4 * w ? 2 : 1;
+  let rows = 1;
+  while (rows < n && stepFor(Math.ceil(n / rows)) < CORNER * w) rows++;
   const perRow = Math.ceil(n / rows);
-  const rowGap = Math.round(h * 0.5); // the upper row's corners stay in sight
+  // the upper row's corners (rank over suit: 0.64 of the height) stay in sight, also when a
+  // card of the lower row is raised (6 px)
+  const rowGap = Math.ceil(h * 0.64) + 6;
   const top = 20; // room for a raised card
   cards.forEach((el, i) => {
     const r = Math.floor(i / perRow);
@@ -339,7 +407,7 @@ function layoutHand() {
     const left = Math.max(0, (width - (w + step * (k - 1))) / 2);
     const mid = (k - 1) / 2;
     // a gentle arc when the cards overlap (the ends 8 px lower than the middle)
-    const arc = step < w && mid > 0 ? Math.round(8 * ((j - mid) / mid) ** 2) : 0;
+    const arc = rows === 1 && step < w && mid > 0 ? Math.round(8 * ((j - mid) / mid) ** 2) : 0;
     el.style.left = `${Math.round(left + j * step)}px`;
     el.style.top = `${top + r * rowGap}px`;
     el.style.zIndex = String(i + 1);
@@ -354,7 +422,12 @@ function tick() {
   const now = Date.now() / 1000 + S.skew;
   for (const el of document.querySelectorAll(".clock")) {
     const left = Math.max(0, Math.ceil(Number(el.dataset.deadline) - now));
-    el.textContent = `⏱ ${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+    const shown = `${Math.floor(left / 60)}:${String(left % 60).padStart(2, "0")}`;
+    if (el.dataset.shown === shown) continue;
+    el.dataset.shown = shown; // (the stopwatch is no word: a screen reader hears "Time left")
+    const said = (S.view && S.view.texts.time_left) || "";
+    el.innerHTML = `<span aria-hidden="true">⏱ </span>` +
+      `${said ? `<span class="sr-only">${esc(said)} </span>` : ""}${shown}`;
     el.classList.toggle("urgent", left <= 10);
   }
 }
@@ -451,7 +524,7 @@ function updateControls() {
   const label = move ? move.label : (t.play || FALLBACK.play);
   const show = (any || (can && !!(v.turn && v.turn.yours))) && !replayOpen();
   const enabled = !!move && !busy();
-  if (inTelegram) {
+  if (mainButton) {
     const mb = tg.MainButton;
     if (show) {
       mb.setText(label);
@@ -467,9 +540,6 @@ function updateControls() {
     } else {
       mb.hide();
     }
-    if (tg.isVersionAtLeast("6.1")) {
-      if (any || replayOpen()) tg.BackButton.show(); else tg.BackButton.hide();
-    }
   } else {
     const b = $("play");
     b.hidden = !show;
@@ -477,6 +547,9 @@ function updateControls() {
     b.textContent = label;
     $("clear").hidden = !any;
     $("clear").textContent = t.clear || "✕";
+  }
+  if (inTelegram && tg.isVersionAtLeast("6.1")) {
+    if (any || replayOpen()) tg.BackButton.show(); else tg.BackButton.hide();
   }
   const waiting = busy();
   for (const b of document.querySelectorAll("button.move")) b.disabled = waiting;

@@ -3,7 +3,7 @@
 // (GET api/replay, docs/webapp-api.md) and only to the people who sat at the table, only for
 // rounds that have ended; the page holds no rules.
 
-import { face, label } from "./cards.js";
+import { face, spoken } from "./cards.js";
 
 const $ = (id) => document.getElementById(id);
 const esc = (s) => String(s ?? "").replace(/[&<>"']/g,
@@ -11,20 +11,28 @@ const esc = (s) => String(s ?? "").replace(/[&<>"']/g,
 
 const R = { data: null, step: 0, key: null, load: null, onError: null, onToggle: null };
 
+// Every card is an item of a list (a seat's hand, the middle) named as it is spoken.
 function cardHtml(code) {
-  return `<span class="rp-card" data-code="${esc(code)}" title="${esc(label(code))}">` +
-    `${face(code)}</span>`;
+  const name = esc(spoken(code, R.data.names));
+  return `<li class="rp-card" data-code="${esc(code)}" title="${name}">` +
+    `<span class="sr-only">${name}</span>${face(code)}</li>`;
 }
 
 function seatHtml(p, step) {
+  const t = R.data.texts || {};
   const hand = step.hands[p.seat] || [];
   const cls = ["rp-seat", step.seat === p.seat ? "moved" : "", p.you ? "you" : ""]
     .filter(Boolean).join(" ");
-  const mark = p.cpu && !/🤖/.test(p.name) ? "🤖 " : "";
+  const mark = p.cpu && !/🤖/.test(p.name) ? '<span aria-hidden="true">🤖 </span>' : "";
   const score = (step.scores || [])[p.seat] || "";
-  return `<div class="${cls}" data-seat="${p.seat}">` +
-    `<div class="rp-name">${mark}${esc(p.name)}<span class="rp-score">${esc(score)}</span></div>` +
-    `<div class="rp-hand${hand.length > 8 ? " fan" : ""}" data-n="${hand.length}">${hand.map(cardHtml).join("")}</div></div>`;
+  const named = esc((t.hand || "{name}").replace("{name}", p.name));
+  const cards = hand.length
+    ? `<ul class="rp-hand${hand.length > 8 ? " fan" : ""}" data-n="${hand.length}" ` +
+      `aria-label="${named}">${hand.map(cardHtml).join("")}</ul>`
+    : `<p class="rp-hand" data-n="0"><span class="sr-only">${esc(t.no_cards || "")}</span></p>`;
+  return `<li class="${cls}" data-seat="${p.seat}">` +
+    `<h2 class="rp-name">${mark}${esc(p.name)}<span class="rp-score">${esc(score)}</span></h2>` +
+    `${cards}</li>`;
 }
 
 function draw() {
@@ -39,7 +47,13 @@ function draw() {
   box.dataset.round = String(d.round);
   $("rp-title").textContent = `↺ ${d.title || ""}`;
   $("rp-close").textContent = t.close || "✕";
-  $("rp-rounds").setAttribute("aria-label", t.round || "round");
+  $("rp-rounds").setAttribute("aria-label", t.round || "");
+  $("rp-prev").setAttribute("aria-label", t.back || "");
+  $("rp-next").setAttribute("aria-label", t.forward || "");
+  $("rp-slider").setAttribute("aria-label", t.slider || "");
+  $("rp-seats").setAttribute("aria-label", t.players || "");
+  $("rp-middle").setAttribute("aria-label", t.middle || "");
+  if (d.lang) document.documentElement.lang = d.lang;
   $("rp-rounds").innerHTML = d.rounds.map((r) =>
     `<option value="${r.number}"${r.number === d.round ? " selected" : ""}>` +
     `${esc(r.label)}</option>`).join("");
@@ -56,6 +70,7 @@ function draw() {
   slider.value = String(i);
   $("rp-step").textContent = (t.step || "{step}/{steps}")
     .replace("{step}", String(i)).replace("{steps}", String(n));
+  slider.setAttribute("aria-valuetext", $("rp-step").textContent);
   $("rp-prev").disabled = i === 0;
   $("rp-next").disabled = i === n;
 }
