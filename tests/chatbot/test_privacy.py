@@ -72,7 +72,7 @@ def test_the_file_holds_every_kind_of_row_that_names_the_person(h: Harness) -> N
         "username": "zebquax", "language": "de", "private_chat": private(ZED).external_id,
         "first_seen": berlin(0, 12).isoformat(),
         "settings": {"reminders": "on", "quiet_from": "23:00", "quiet_to": "08:00",
-                     "time_zone": None}}
+                     "time_zone": None, "deck": "classic", "large_cards": False}}
     assert [g["group"] for g in data["groups_seen_in"]] == ["Stammtisch"]
     seats = {s["table"]: s for s in data["seats"]}
     assert set(seats) == set(tables.values())

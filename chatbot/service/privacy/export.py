@@ -150,7 +150,8 @@ def _person(player: Player) -> dict[str, Any]:
         "username": player.username, "language": player.language,
         "private_chat": player.private_chat_id, "first_seen": _when(player.created_at),
         "settings": {"reminders": player.reminders, "quiet_from": _clock(player.quiet_from),
-                     "quiet_to": _clock(player.quiet_to), "time_zone": player.time_zone},
+                     "quiet_to": _clock(player.quiet_to), "time_zone": player.time_zone,
+                     "deck": player.deck, "large_cards": player.large_cards},
     }
 
 
