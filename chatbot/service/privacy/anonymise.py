@@ -86,10 +86,9 @@ def forget(ctx: Ctx, player: Player) -> None:
     player.external_id = f"{FORGOTTEN}{secrets.token_hex(12)}"
     player.name, player.username, player.language = PLACEHOLDER, None, None
     player.private_chat_id, player.time_zone, player.reminders = None, None, "on"
+    player.deck, player.large_cards = "classic", False
     player.quiet_from, player.quiet_to = 23 * 60, 8 * 60
     session.add(player)
-
-    player.deck, player.large_cards = "classic", False
 
 def _names(session: Session, player: Player) -> set[str]:
     """Every name the person's rows show: their name now and the names of their seats."""
