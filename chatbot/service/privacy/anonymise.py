@@ -90,6 +90,7 @@ def forget(ctx: Ctx, player: Player) -> None:
     player.quiet_from, player.quiet_to = 23 * 60, 8 * 60
     session.add(player)
 
+
 def _names(session: Session, player: Player) -> set[str]:
     """Every name the person's rows show: their name now and the names of their seats."""
     seated = session.exec(select(Seat.name).where(Seat.player_id == player.id,
