@@ -44,7 +44,7 @@ from ..runtime.heap import freeze_startup_heap
 from ..service import Change, ChatRef, Outcome, PressPolicy, Service, UserRef
 from ..webapp.links import direct_link, start_link
 from .command_menu import command_menus, command_names
-from .inline import InlineMode, chat_of_press, check_inline
+from .inline import InlineMode, chat_of_press, note_me
 from .limits import Limits
 from .polling import ConfirmingBot
 from .presses import PressBatch
@@ -110,12 +110,7 @@ class TelegramBot:
         self._loop_thread = threading.get_ident()
         me = await app.bot.get_me()
         username = me.username
-        off = check_inline(me.supports_inline_queries, username,
-                           self.service.settings.default_language)
-        if off is not None:  # invitations "via" the bot need it (docs/inline.md)
-            log.warning("%s", off)
-        else:
-            log.info("inline mode is on: @%s <game> invites in any chat", username)
+        note_me(self.service.settings, me)  # inline mode, topics in private chats
         self.service.settings.start_link = lambda table_id: f"https://t.me/{username}?start=t{table_id}"
         if self.service.settings.webapp_url:
             self.service.settings.webapp_link = direct_link(username, self.short_name)

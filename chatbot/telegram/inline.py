@@ -12,6 +12,8 @@
   ``inline:<id>`` (``chat_of_press``).
 * ``check_inline`` says at start whether inline mode is on (``getMe``'s
   ``supports_inline_queries``) and how to turn it on when it is not.
+* The results as Telegram shows them, and the Mini App's prepared invitations:
+  ``inline_results``.
 """
 
 from __future__ import annotations
@@ -20,24 +22,16 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from telegram import (
-    InlineQueryResultArticle,
-    InlineQueryResultsButton,
-    InputTextMessageContent,
-    LinkPreviewOptions,
-    Update,
-    WebAppInfo,
-)
+from telegram import InlineQueryResultsButton, Update, User, WebAppInfo
 from telegram.ext import ChosenInlineResultHandler, ContextTypes, InlineQueryHandler
 
 from ..i18n import tr
-from ..service import ChatRef, InlineAnswer, InlineResult, Service, inline_chat
+from ..service import ChatRef, InlineAnswer, Service, Settings, inline_chat
+from .inline_results import article
 from .polling import ConfirmingBot
-from .sender import keyboard, mentions
 from .updates import PLATFORM, refs
 
 log = logging.getLogger(__name__)
-_NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 Db = Callable[..., Awaitable[Any]]
 
 
@@ -46,21 +40,27 @@ def chat_of_press(inline_message_id: str | None) -> ChatRef | None:
     return inline_chat(PLATFORM, inline_message_id) if inline_message_id else None
 
 
-def article(result: InlineResult) -> InlineQueryResultArticle:
-    """A result as Telegram shows it: a title, a line, and the message it posts."""
-    text, entities = mentions(result.text)
-    return InlineQueryResultArticle(
-        result.id, result.title[:256], InputTextMessageContent(
-            text, entities=entities, link_preview_options=_NO_PREVIEW),
-        reply_markup=keyboard([[list(b) for b in row] for row in result.rows]),
-        description=result.description[:512] or None)
-
-
 def check_inline(supports: bool | None, username: str, lang: str) -> str | None:
     """What to tell the operator at start when inline mode is off (``None``: it is on)."""
     if supports:
         return None
     return f"@{username}: " + tr(lang, "il.off")
+
+
+def note_me(settings: Settings, me: User) -> None:
+    """What ``getMe`` says the bot may do, noted at start: its name, inline mode (logged, and
+    how to turn it on when it is off: ``/help`` says so too) and topics in private chats
+    (Bot API 9.4: BotFather's threaded mode)."""
+    settings.bot_name = me.username
+    settings.inline_mode = bool(me.supports_inline_queries)
+    settings.private_topics = bool(me.has_topics_enabled)
+    off = check_inline(me.supports_inline_queries, me.username, settings.default_language)
+    if off is not None:  # invitations "via" the bot need it (docs/inline.md)
+        log.warning("%s", off)
+    else:
+        log.info("inline mode is on: @%s <game> invites in any chat", me.username)
+    log.info("topics in private chats: %s", "on (a topic per long table)"
+             if settings.private_topics else "off (BotFather: threaded mode)")
 
 
 class InlineMode:

@@ -22,6 +22,7 @@ from storage.leader import LeaderLock
 
 from ..runtime.health import Health, bound_port, health_settings_from_env, start_health_server
 from ..webapp.server import mounted, settings_from_env, webapp_limits_from_env
+from .inline_results import preparer
 
 if TYPE_CHECKING:
     from .app import TelegramBot
@@ -41,7 +42,8 @@ async def _start_webapp(bot: TelegramBot) -> web.AppRunner | None:
         return None
     host, port, max_age = settings
     runner = web.AppRunner(mounted(bot.service, bot.app.bot.token, max_age,
-                                   webapp_limits_from_env()[1]), access_log=None)
+                                   webapp_limits_from_env()[1], preparer(bot.app.bot)),
+                           access_log=None)
     await runner.setup()
     await web.TCPSite(runner, host, port).start()
     log.info("Mini App API on %s:%s", host, bound_port(runner))

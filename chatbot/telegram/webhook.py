@@ -26,6 +26,7 @@ from ..runtime.leadership import Election
 from ..runtime.redact import add_secret
 from ..webapp.server import make_app as webapp
 from ..webapp.server import webapp_limits_from_env
+from .inline_results import preparer
 from .lifecycle import bot_lock, running
 
 if TYPE_CHECKING:
@@ -88,7 +89,8 @@ def make_app(bot: TelegramBot, paths: list[str], secret: str) -> web.Application
         app.router.add_post(path, receive)
     if bot.app.bot.token:  # the Mini App's API on the same server (behind the same proxy)
         max_age, max_streams = webapp_limits_from_env()  # (the same as on WEBAPP_PORT)
-        app.add_subapp("/webapp", webapp(bot.service, bot.app.bot.token, max_age, max_streams))
+        app.add_subapp("/webapp", webapp(bot.service, bot.app.bot.token, max_age, max_streams,
+                                         preparer(bot.app.bot)))
     return app
 
 

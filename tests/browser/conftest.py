@@ -89,11 +89,12 @@ class Live:
     base: str  # http://127.0.0.1:<port>
 
     def url(self, table: int | None, init: str, *, platform: str = "android",
-            theme: dict[str, str] | None = None) -> str:
-        """The page as a Telegram client opens it (launch parameters in the fragment)."""
+            theme: dict[str, str] | None = None, version: str = "8.0") -> str:
+        """The page as a Telegram client opens it (launch parameters in the fragment; the
+        client's Bot API ``version``)."""
         query = f"?t={table}" if table is not None else ""
         return (f"{self.base}/webapp/{query}#tgWebAppData={quote(init, safe='')}"
-                f"&tgWebAppVersion=8.0&tgWebAppPlatform={platform}"
+                f"&tgWebAppVersion={version}&tgWebAppPlatform={platform}"
                 f"&tgWebAppThemeParams={quote(json.dumps(theme or LIGHT), safe='')}")
 
 

@@ -20,8 +20,10 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serve(service: Service, token: str, max_age: float = 3600) -> Iterator[str]:
-    """Serve the page and its API; yields the base URL ``http://127.0.0.1:<port>``."""
+def serve(service: Service, token: str, max_age: float = 3600,
+          prepare: Any = None) -> Iterator[str]:
+    """Serve the page and its API (``prepare``: the adapter's prepared inline messages, for
+    the page's invitations); yields the base URL ``http://127.0.0.1:<port>``."""
     from aiohttp import web
 
     from chatbot.webapp.server import mounted
@@ -32,7 +34,8 @@ def serve(service: Service, token: str, max_age: float = 3600) -> Iterator[str]:
     holder: dict[str, Any] = {}
 
     async def up() -> None:
-        runner = web.AppRunner(mounted(service, token, max_age=max_age), shutdown_timeout=0.5)
+        runner = web.AppRunner(mounted(service, token, max_age=max_age, prepare=prepare),
+                               shutdown_timeout=0.5)
         await runner.setup()
         await web.TCPSite(runner, "127.0.0.1", port).start()
         holder["runner"] = runner

@@ -59,15 +59,21 @@ class InlineService:
                                   tr(lang, "il.no_game_hint"), tr(lang, "il.no_game_hint"))]
         return InlineAnswer(found, personal=False, cache_time=60)
 
-    def invitation_for(self, platform: str, user: UserRef, game: str,
-                       seats: int = 0) -> InlineResult | None:
-        """The invitation to ``game`` (at ``seats``; 0: open) as the Mini App shares it (a
-        prepared inline message); ``None`` for a game or size not offered."""
-        offer = offers.parse(f"{offers.HEAD}.{game}.{seats}")
-        if offer is None:
-            return None
+    def invitations(self, platform: str, user: UserRef,
+                    game: str) -> list[tuple[int, InlineResult]]:
+        """The invitations to ``game`` the Mini App offers to share (as ``@bot`` offers
+        them): (seats, the invitation), in the person's language."""
         lang = pick_language(None, user.language, self.settings.default_language)
-        return offers.invitation(offer, lang, user.name)
+        return [(o.seats, offers.invitation(o, lang, user.name)) for o in offers.all_offers()
+                if o.game == game]
+
+    def invitation_for(self, platform: str, user: UserRef, game: str,
+                       seats: int | None = None) -> InlineResult | None:
+        """The invitation to ``game`` (at ``seats``; 0: open; ``None``: the game's first
+        offer) as the Mini App shares it (a prepared inline message); ``None`` for a game or
+        size not offered."""
+        found = self.invitations(platform, user, game)
+        return next((r for s, r in found if seats is None or s == seats), None)
 
     def inline_chosen(self, platform: str, user: UserRef, result_id: str,
                       inline_message_id: str | None, update_key: str | None) -> Outcome:

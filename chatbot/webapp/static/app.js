@@ -5,6 +5,7 @@ import { ApiError, makeApi, newKey } from "./api.js";
 import { CORNER, back, face, spoken } from "./cards.js";
 import { deriveColours } from "./colours.js";
 import { setupDeck } from "./deck.js";
+import { setupInvite } from "./invite.js";
 import { closeReplay, openReplay, replayOpen, setupReplay } from "./replay.js";
 
 const tg = (window.Telegram && window.Telegram.WebApp) || null;
@@ -128,6 +129,7 @@ async function start() {
   setOnline(true);
   applyView(view);
   S.stopEvents = api.events(tableKey(view), applyView, setOnline);
+  setupInvite(api, tg, view.game, toast, (err) => toast(err.message || FALLBACK.error));
   const asked = new URLSearchParams(location.search).get("r"); // the chat's "replay in the app"
   if (asked && /^[0-9]{1,4}$/.test(asked)) openReplay(tableKey(view), Number(asked));
 }
