@@ -44,7 +44,11 @@ def start(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Out
 
 
 def help_(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outcome:
-    outgoing.say(ctx, chat, help_text(ctx.registry, ctx.platform, chat.kind, ctx.lang))
+    """``/help``: how the bot works and its commands, then what the rooms add (the hook
+    ``help.lines``: e.g. how to play in any chat, or that inline mode is off)."""
+    more = [line for hook in ctx.registry.hooks("help.lines") for line in hook(ctx, chat)]
+    text = help_text(ctx.registry, ctx.platform, chat.kind, ctx.lang)
+    outgoing.say(ctx, chat, "\n\n".join([text, *more]) if more else text)
     return Outcome(None)
 
 

@@ -15,12 +15,12 @@ from __future__ import annotations
 from ..core.registry import Button, Feature
 from . import invitation, texts  # noqa: F401  (texts: registers the room's texts)
 from .offers import HEAD, InlineAnswer, InlineResult
-from .service import InlineService, inline_chat, table_rows
+from .service import InlineService, help_lines, inline_chat, table_rows
 
 INLINE = Feature(
     "inline",
     buttons=(Button(HEAD, invitation.press, on_table=False),),
-    hooks=(("table.rows", table_rows),),
+    hooks=(("table.rows", table_rows), ("help.lines", help_lines)),
 )
 
 __all__ = ["INLINE", "InlineAnswer", "InlineResult", "InlineService", "inline_chat"]

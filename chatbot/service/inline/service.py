@@ -31,6 +31,18 @@ def table_rows(ctx: Ctx, chat: Chat, table: GameTable, lang: str) -> list[list[t
     return [[(tr(lang, "il.moves"), buttons.inline_query(hands.table_query(table.id)))]]  # type: ignore[arg-type]
 
 
+def help_lines(ctx: Ctx, chat: Chat) -> list[str]:
+    """The hook ``help.lines``: where inline mode is known (Telegram's ``getMe``), how to play
+    in any chat; where it is off, in a private chat, how its operator turns it on (people in
+    a group cannot, and need not read it)."""
+    settings = ctx.settings
+    if settings.inline_mode and settings.bot_name:
+        return [tr(ctx.lang, "il.help", bot=f"@{settings.bot_name}")]
+    if settings.inline_mode is False and chat.kind == "private":
+        return [tr(ctx.lang, "il.off")]
+    return []
+
+
 class InlineService:
     """Mixed into the assembled ``Service`` (which sets what is declared here and has the
     core's ``_run`` and ``press``)."""

@@ -26,6 +26,8 @@ register({
     "il.elsewhere": N_("This button belongs to an invitation posted through the bot."),
     "il.table_over": N_("This invitation's game has ended."),
     "il.running": N_("This table's game is already under way."),
+    "il.help": N_("🃏 Play anywhere: type {bot} in any chat – a private chat with a friend, "
+                  "a group without the bot – and pick a game."),
     "il.off": N_("Inline mode is off for this bot: its operator turns it on with "
                  "@BotFather (/setinline, and /setinlinefeedback for moves chosen from "
                  "the list)."),
