@@ -305,6 +305,8 @@ def _claim(path: str) -> bool:
             if pid > 0:
                 os.kill(pid, 0)  # the claiming process is still there
                 return False
+            if time.time() - os.path.getmtime(part) < 60:
+                return False  # just claimed: its process id is being written
             raise ValueError("no process id")
         except (OSError, ValueError):  # it is gone: the chunk is free again
             with open(part, "w") as f:
