@@ -143,6 +143,9 @@ class Seat(SQLModel, table=True):
     away: bool = False
     timeouts: int = 0  # consecutive turn timeouts
     ui: dict[str, Any] = _json(dict)  # a selection in progress (e.g. cards picked to play)
+    # a topic of its own in the person's private chat was asked for (a long table on a
+    # platform that has them: its id is the chat's message slot ``pt<table>``)
+    private_topic: bool = False
 
 
 class Move(SQLModel, table=True):
