@@ -323,3 +323,19 @@ def test_the_announcement_in_english(h: Harness) -> None:
     assert h.command(OTHER_GROUP, users[1], "tournament", "nonsense").text == (
         "I didn't understand that. Examples: /tournament schwimmen 3 · /tournament runfast 2 "
         "clock=12h start=fri 20:00 · /tournament list")
+
+
+def test_its_buttons_typed_join_leave_start(h: Harness) -> None:
+    users = people(3)
+    greet(h, users)
+    open_tournament(h, users[:1])
+    assert h.command(GROUP, users[1], "turnier", "mitmachen").text == "✅ Du bist dabei."
+    assert h.command(GROUP, users[2], "turnier", "mitmachen").text == "✅ Du bist dabei."
+    assert h.command(GROUP, users[2], "turnier", "aussteigen").text == \
+        "Du bist aus dem Turnier ausgestiegen."
+    out = h.command(GROUP, users[1], "turnier", "start")
+    assert (out.ok, out.text) == (False, "Das Turnier startet, wer es eröffnet hat, oder ein Admin.")
+    assert h.command(GROUP, users[0], "turnier", "start").ok
+    assert tournament(h).state == "running"
+    assert h.command(OTHER_GROUP, users[0], "turnier", "mitmachen").text == \
+        "Hier ist gerade kein Turnier offen. /turnier eröffnet eines."

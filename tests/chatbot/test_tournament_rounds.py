@@ -198,7 +198,8 @@ def test_ending_early_scores_the_tables_as_they_stand_and_crowns_the_winner(
                              "als das Turnier beendet wurde)")
     assert texts[at + 3].startswith("🏆 Endstand:") and "das Turnier!" in texts[at + 3]
     assert sum(points_of(h).values()) == 6  # one table of four: 3 + 2 + 1 + 0
-    assert h.command(GROUP, users[0], "turnier", "ende").text == "Dieses Turnier ist vorbei."
+    assert h.command(GROUP, users[0], "turnier", "ende").text == \
+        "Hier ist gerade kein Turnier offen. /turnier eröffnet eines."
 
 
 def test_a_rounds_time_running_out_scores_unfinished_tables_as_they_stand(
@@ -294,7 +295,8 @@ def test_a_stray_remove_or_end_is_answered_when_there_is_no_tournament(h: Harnes
     greet(h, users)
     for word in ("ende", "entfernen"):
         out = h.command(GROUP, ADMIN, "turnier", word)
-        assert (out.ok, out.text) == (False, "Dieses Turnier ist vorbei.")
+        assert (out.ok, out.text) == (False, "Hier ist gerade kein Turnier offen. /turnier "
+                                             "eröffnet eines.")
         assert_brief_refusal(out)
     assert h.command(private(users[0]), users[0], "turnier").text == \
         "Turniere werden in einer Gruppe gespielt: schick dort /turnier."
@@ -337,3 +339,22 @@ def test_an_administrator_ending_a_table_has_it_scored_as_it_stood(h: Harness) -
     play_table(h, small.table_id, {u.name: u for u in users}, random.Random(8))  # type: ignore[arg-type]
     assert fire_steps(h) >= 1
     assert tournament(h).round_no == 2
+
+
+def test_a_person_who_has_their_data_forgotten_leaves_the_tournament(h: Harness) -> None:
+    users = people(4)
+    greet(h, users)
+    open_tournament(h, users, "schwimmen 2")
+    start(h, users[0])
+    gone = users[3]
+    assert h.command(private(gone), gone, "vergessen").ok
+    h.postman.deliver()
+    asked = [m for m in h.transport.messages(private(gone).external_id)
+             if m.text.startswith("⚠️")][-1]
+    assert h.press(private(gone), gone, asked.data()[0]).ok  # "🗑 Ja, vergiss mich"
+    assert entrant_states(h) == {"Alma": "in", "Bruno": "in", "Cem": "in", "—": "left"}
+    announcement = next(t for t in group_texts(h) if t.startswith("🏆 Turnier"))
+    assert announcement.endswith("Dabei (3): Alma, Bruno, Cem")
+    play_round(h, users[:3], random.Random(9))
+    assert fire_steps(h) >= 1
+    assert tournament(h).round_no == 2 and len(seated(h)) == 3

@@ -33,6 +33,7 @@ from tests.chatbot.tournaments import (
 from tests.conftest import FakeClock, Postman, RecordingTransport, make_service, race
 
 FORUM = ChatRef("telegram", "-1001234", "group", "Kartenforum")
+ROOM = ChatRef("matrix", "!karten:example.org", "group", "Kartenrunde")
 
 
 @pytest.fixture
@@ -121,26 +122,30 @@ class ForumTransport(RecordingTransport):
         return str(self.counter)
 
 
-def forum_rows(h: Harness) -> list[Outbox]:
+def forum_rows(h: Harness, forum: ChatRef = FORUM) -> list[Outbox]:
     with Session(h.engine) as session:
         return list(session.exec(select(Outbox).where(
-            Outbox.chat_external_id == FORUM.external_id).order_by(col(Outbox.id))).all())
+            Outbox.chat_external_id == forum.external_id).order_by(col(Outbox.id))).all())
 
 
-def open_in_forum(h: Harness, transport: ForumTransport, n: int = 5) -> Postman:
+def open_in_forum(h: Harness, transport: ForumTransport, n: int = 5,
+                  forum: ChatRef = FORUM) -> Postman:
     users = people(n)
     for user in users:
-        assert h.command(ChatRef("telegram", f"p-{user.external_id}"), user, "start").ok
-    postman = Postman(h.engine, transport, platform="telegram", clock=h.clock)
-    assert h.command(FORUM, users[0], "turnier", "schwimmen 1").ok
-    join_all(h, users, FORUM)
-    assert press_tn(h, users[0], "s", FORUM).ok
+        assert h.command(ChatRef(forum.platform, f"p-{user.external_id}"), user, "start").ok
+    postman = Postman(h.engine, transport, platform=forum.platform, clock=h.clock)
+    assert h.command(forum, users[0], "turnier", "schwimmen 1").ok
+    join_all(h, users, forum)
+    assert press_tn(h, users[0], "s", forum).ok
     return postman
 
 
-def test_in_a_forum_each_table_plays_in_its_own_topic(h: Harness) -> None:
+@pytest.mark.parametrize(("forum", "place", "word"), [
+    (FORUM, "topics", "Thema"), (ROOM, "threads", "Thread")])
+def test_in_a_forum_each_table_plays_in_its_own_topic_on_matrix_in_a_thread(
+        h: Harness, forum: ChatRef, place: str, word: str) -> None:
     transport = ForumTransport()
-    postman = open_in_forum(h, transport)
+    postman = open_in_forum(h, transport, forum=forum)
     t = tournament(h)
     assert (t.state, t.due_kind, t.place) == ("running", "deal", None)
     assert [r.state for r in tables(h)] == ["waiting", "waiting"]  # tables of 3 and 2
@@ -150,18 +155,18 @@ def test_in_a_forum_each_table_plays_in_its_own_topic(h: Harness) -> None:
     h.clock.advance(2)
     assert h.service.fire_tournaments() == 1
     t = tournament(h)
-    assert t.place == "topics"
+    assert t.place == place
     rows = tables(h)
     assert [r.state for r in rows] == ["playing", "playing"]
     assert {r.thread_id for r in rows} == set(transport.topics)
     for row in rows:
         table = h.table(row.table_id)  # type: ignore[arg-type]
         assert table.thread_id == row.thread_id and not table.is_private
-        views = [r for r in forum_rows(h) if r.slot == f"t{row.table_id}"]
+        views = [r for r in forum_rows(h, forum) if r.slot == f"t{row.table_id}"]
         assert views and all(r.thread == row.thread_id for r in views)
-    draw = next(r.text for r in forum_rows(h) if r.text.startswith("🏆 Runde 1 von 1"))
-    assert draw.endswith("Jeder Tisch spielt in seinem eigenen Thema.")
-    assert next(r for r in forum_rows(h) if r.text == draw).thread is None  # the group's
+    draw = next(r.text for r in forum_rows(h, forum) if r.text.startswith("🏆 Runde 1 von 1"))
+    assert draw.endswith(f"Jeder Tisch spielt in seinem eigenen {word}.")
+    assert next(r for r in forum_rows(h, forum) if r.text == draw).thread is None
 
 
 def test_a_forum_that_refuses_topics_plays_in_private_chats(h: Harness) -> None:

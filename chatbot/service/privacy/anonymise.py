@@ -65,6 +65,7 @@ register({
 PLACEHOLDER = "—"  # the name a forgotten person's rows keep
 FORGOTTEN = "forgotten:"  # the head of the random token that replaces a platform id
 HOOK = "person.catch_up"  # a room's derived rows brought up to date before a person's are read
+LETTING_GO = "person.forgotten"  # a room lets go of the person first (a tournament's entry)
 
 
 def forget(ctx: Ctx, player: Player) -> None:
@@ -72,6 +73,8 @@ def forget(ctx: Ctx, player: Player) -> None:
     session = ctx.session
     names = _names(session, player)
     for hook in ctx.registry.hooks(HOOK):
+        hook(ctx, player)
+    for hook in ctx.registry.hooks(LETTING_GO):
         hook(ctx, player)
     _leave_open_tables(ctx, player)
     _anonymise_seats(session, player)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ...i18n import N_, register
 from ..core.events import GameFinished, TableClosed
 from ..core.registry import AdminRights, Button, Command, Feature, Step, Where
-from . import commands, past, rounds
+from . import commands, past, rounds, taking_part
 from .service import TournamentService, step
 
 register({"command.tournament": N_("A tournament: rounds, tables, standings")})
@@ -24,7 +24,7 @@ TOURNAMENT = Feature(
     buttons=(Button("tn", commands.press, on_table=False, admin=True),),
     steps=(Step("tournament.steps", step),),
     subscriptions=((GameFinished, rounds.game_finished), (TableClosed, rounds.table_closed)),
-    hooks=(("stats.lines", past.stats_line),),
+    hooks=(("stats.lines", past.stats_line), ("person.forgotten", taking_part.forgotten)),
 )
 
 __all__ = ["TOURNAMENT", "TournamentService"]

@@ -1,12 +1,12 @@
 """What ``/turnier`` (``/tournament``) and a tournament's buttons do: the command's words
 (none: the group's tournament or a new one by buttons; a game: a new one typed; ``liste``,
-``ende``, ``entfernen``) and the buttons (``tn.g|r|c``: the opening dialogue; ``tn.j|l|s``:
+``ende``, ``entfernen``; ``mitmachen``, ``aussteigen``, ``start`` as the buttons) and the buttons (``tn.g|r|c``: the opening dialogue; ``tn.j|l|s``:
 join, leave, start; ``tn.k``: take a person out). Bad input — a forged or stale button, a
 press in another group, garbage typed — gets a short answer and changes nothing."""
 
 from __future__ import annotations
 
-from storage.models import Chat, Player
+from storage.models import Chat, Player, Tournament
 
 from ...i18n import tr
 from ..core.api import Outcome, Refusal, UserRef
@@ -17,6 +17,9 @@ from . import entries, opening, past, taking_part
 _LIST = ("liste", "list", "history", "verlauf")
 _END = ("ende", "end", "beenden", "abbrechen")
 _REMOVE = ("entfernen", "remove", "raus", "kick")
+_JOIN = ("mitmachen", "join", "dabei")
+_LEAVE = ("aussteigen", "leave")
+_START = ("start", "starten", "los")
 _ID_DIGITS = 10
 
 
@@ -31,6 +34,8 @@ def command(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> O
         return opening.end(ctx, chat, player, user, _locked(ctx, live))
     if words and words[0] in _REMOVE:
         return taking_part.remove_menu(ctx, chat, user, live)
+    if len(words) == 1 and words[0] in (*_JOIN, *_LEAVE, *_START):  # (as its buttons)
+        return _typed_button(ctx, chat, player, user, words[0], live)
     if live is not None:
         if words:
             raise Refusal(tr(ctx.lang, "tn.busy"), alert=False)
@@ -42,11 +47,24 @@ def command(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> O
     return opening.create_typed(ctx, chat, player, args)
 
 
-def _locked(ctx: Ctx, tournament: object) -> object:
+def _typed_button(ctx: Ctx, chat: Chat, player: Player, user: UserRef, word: str,
+                  live: Tournament | None) -> Outcome:
+    """``/turnier mitmachen|aussteigen|start``: what its buttons do, typed (Matrix)."""
+    tournament = _locked(ctx, live)
+    if tournament is None:
+        raise Refusal(tr(ctx.lang, "tn.none"), alert=False)
+    if word in _JOIN:
+        return taking_part.join(ctx, chat, player, tournament)
+    if word in _LEAVE:
+        return taking_part.leave(ctx, chat, player, tournament)
+    return opening.start(ctx, chat, player, user, tournament)
+
+
+def _locked(ctx: Ctx, tournament: Tournament | None) -> Tournament | None:
     """The tournament locked as every change takes it (its round's game tables first)."""
     if tournament is None:
         return None
-    return entries.lock_round(ctx.session, tournament.id)  # type: ignore[attr-defined]
+    return entries.lock_round(ctx.session, tournament.id)  # type: ignore[arg-type]
 
 
 def press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str) -> Outcome:

@@ -36,8 +36,10 @@ register({
     "tn.start_denied": N_("The tournament is started by whoever opened it, or an admin."),
     "tn.too_few": N_("A tournament needs at least two people."),
     "tn.gone": N_("That tournament is over."),
+    "tn.none": N_("No tournament is open here. /tournament opens one."),
     "tn.end_denied": N_("A tournament is ended by whoever opened it, or an admin."),
     "tn.ended": N_("🏆 The tournament was ended early."),
+    "tn.called_off": N_("🏆 The tournament was called off."),
     "tn.cancelled_few": N_("🏆 The tournament was called off: fewer than two people entered."),
     "tn.cancelled_evening": N_("🏆 The tournament was called off with the evening."),
 })
@@ -132,6 +134,8 @@ def dialogue(ctx: Ctx, chat: Chat, player: Player, user: UserRef, parts: list[st
     """The opening dialogue's buttons: ``tn.g.<game>`` → rounds, ``tn.r.<game>.<rounds>`` →
     clock, ``tn.c.<game>.<rounds>.<seconds>`` → the tournament (a second one is refused)."""
     may_organise(ctx, chat, user)
+    if entries.live(ctx.session, chat) is not None:
+        raise Refusal(tr(ctx.lang, "tn.busy"))
     game = parts[2]
     if game not in GAMES:
         raise Refusal(tr(ctx.lang, "unknown_button"))
@@ -217,12 +221,14 @@ def end(ctx: Ctx, chat: Chat, player: Player, user: UserRef,
         tournament: Tournament | None) -> Outcome:
     """``/turnier ende``: ends it now — an open one is called off, a running one ends with
     this round: its unfinished tables scored as they stand, the final standings."""
-    if tournament is None or tournament.state not in entries.LIVE:
+    if tournament is None:
+        raise Refusal(tr(ctx.lang, "tn.none"), alert=False)
+    if tournament.state not in entries.LIVE:
         raise Refusal(tr(ctx.lang, "tn.gone"), alert=False)
     if not (user.is_admin or player.id == tournament.opener_id):
         raise Refusal(tr(ctx.lang, "tn.end_denied"), alert=False)
     if tournament.state == "open":
-        call_off(ctx, chat, tournament, "tn.ended")
+        call_off(ctx, chat, tournament, "tn.called_off")
         return Outcome(None)
     outgoing.say(ctx, chat, tr(languages.language(ctx, chat), "tn.ended"),
                  thread=tournament.thread_id)

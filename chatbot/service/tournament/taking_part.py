@@ -6,6 +6,8 @@ may not come back)."""
 
 from __future__ import annotations
 
+from sqlmodel import col, select
+
 import fsm
 from storage.models import Chat, Player, Tournament, TournamentEntrant
 
@@ -32,6 +34,11 @@ register({
 })
 
 
+# where the adapter opens a person's private chat itself once they joined (Matrix: a direct
+# room, as for a table joined in a room); elsewhere (Telegram) they must have written first
+OPENS_PRIVATE_CHATS = ("matrix",)
+
+
 def entry_open(tournament: Tournament) -> bool:
     """Whether people may join now: before the start, or with late entry during round 1."""
     return tournament.state == "open" or (
@@ -40,13 +47,14 @@ def entry_open(tournament: Tournament) -> bool:
 
 def join(ctx: Ctx, chat: Chat, player: Player, tournament: Tournament) -> Outcome:
     """✅ Join: while entry is open; a person must have a private chat with the bot (their
-    cards and their table's news come there)."""
+    cards and their table's news come there) — on Matrix the adapter opens one after the
+    join (the outcome says the press changed something)."""
     row = entries.entrant(ctx.session, tournament, player)
     if row is not None and row.state == "in":
         raise Refusal(tr(ctx.lang, "tn.already_in"))
     if not entry_open(tournament):
         raise Refusal(tr(ctx.lang, "tn.closed"))
-    if not player.private_chat_id:
+    if not player.private_chat_id and chat.platform not in OPENS_PRIVATE_CHATS:
         raise Refusal(tr(ctx.lang, "tn.start_me"))
     if row is not None and row.state == "removed":
         raise Refusal(tr(ctx.lang, "tn.closed"))
@@ -58,7 +66,7 @@ def join(ctx: Ctx, chat: Chat, player: Player, tournament: Tournament) -> Outcom
     ctx.session.flush()
     opening.show(ctx, chat, tournament)
     return Outcome(tr(ctx.lang, "tn.joined" if tournament.state == "open"
-                      else "tn.joined_late"))
+                      else "tn.joined_late"), changed=True)
 
 
 def leave(ctx: Ctx, chat: Chat, player: Player, tournament: Tournament,
@@ -114,7 +122,7 @@ def out_of_round(ctx: Ctx, tournament: Tournament, player: Player) -> bool:
 def remove_menu(ctx: Ctx, chat: Chat, user: UserRef, tournament: Tournament | None) -> Outcome:
     """``/turnier entfernen``: the entrants as buttons, for the group's administrators."""
     if tournament is None:
-        raise Refusal(tr(ctx.lang, "tn.gone"), alert=False)
+        raise Refusal(tr(ctx.lang, "tn.none"), alert=False)
     if not user.is_admin:
         raise Refusal(tr(ctx.lang, "tn.admins_only"), alert=False)
     people = entries.entrants(ctx.session, tournament)
@@ -145,3 +153,17 @@ def remove(ctx: Ctx, chat: Chat, user: UserRef, tournament: Tournament,
     outgoing.say(ctx, chat, tr(languages.language(ctx, chat), "tn.removed", name=person.name),
                  thread=tournament.thread_id)
     return Outcome(None)
+
+
+def forgotten(ctx: Ctx, player: Player) -> None:
+    """A person about to be forgotten (``/vergessen``, the hook ``person.forgotten``) leaves
+    every tournament they are in, as if they had pressed ❌ Leave."""
+    ids = ctx.session.exec(select(TournamentEntrant.tournament_id).join(
+        Tournament, col(Tournament.id) == TournamentEntrant.tournament_id).where(
+        TournamentEntrant.player_id == player.id, TournamentEntrant.state == "in",
+        col(Tournament.state).in_(entries.LIVE))).all()
+    for tournament_id in ids:
+        tournament = entries.lock_round(ctx.session, tournament_id)
+        chat = records.get_chat(ctx.session, tournament.chat_id) if tournament else None
+        if tournament is not None and chat is not None:
+            leave(ctx, chat, player, tournament)
