@@ -27,6 +27,7 @@ const S = {
   skew: 0, // the server's clock minus this device's, in seconds (for the turn clock)
   following: null, // the table "play again" led to, once followed
   news: [], // the latest moves of the view drawn ({seat, text}), to read out what is new
+  lastFocus: null, // what had the focus in the table last (focusKey)
 };
 
 // ------------------------------------------------------------------ start
@@ -107,6 +108,7 @@ async function start() {
   }
   setupDeck(api, () => { if (S.view) layoutHand(); }, (err) => toast(err.message || FALLBACK.error));
   document.addEventListener("click", onClick);
+  document.addEventListener("focusin", (e) => { S.lastFocus = keyOf(e.target); });
   $("play").addEventListener("click", onPlay);
   $("clear").addEventListener("click", onBack);
   $("replay-open").addEventListener("click", () => {
@@ -251,12 +253,19 @@ function playerHtml(p, v) {
 
 /** What has the keyboard's focus in the table (a card, a move, a button), to give it back
  *  after the table is drawn anew: ``null`` when the focus is elsewhere. */
-function focusKey() {
-  const el = document.activeElement;
+function keyOf(el) {
   if (!el || el === document.body || !$("app").contains(el)) return null;
   if (el.dataset && el.dataset.code) return { code: el.dataset.code, zone: el.dataset.zone };
   if (el.dataset && el.dataset.move) return { move: el.dataset.move };
   return el.id ? { id: el.id } : null;
+}
+
+/** ... also where the focus was lost a moment ago (a pressed button that went away or was
+ *  disabled while its move was sent: the focus fell to the body). */
+function focusKey() {
+  const el = document.activeElement;
+  if (!el || el === document.body) return S.lastFocus;
+  return keyOf(el);
 }
 
 /** The focus back where it was: the same card or button; where that is gone (the card was
@@ -275,7 +284,8 @@ function restoreFocus(key) {
     el = [...document.querySelectorAll("#hand .card.can, #middle-cards .card.can, button.move, #play")]
       .find(usable) || $("title");
   }
-  el.focus({ preventScroll: false });
+  el.focus({ preventScroll: true });
+  el.scrollIntoView({ block: "nearest" });
 }
 
 /** The others' moves that are new since the view drawn before read out (a live region):
