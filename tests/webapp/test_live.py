@@ -115,11 +115,11 @@ def test_a_move_in_another_process_reaches_the_open_page_on_postgresql(pg_engine
     _scenario(pg_engine, press)
 
 
-def test_a_move_made_while_the_page_connects_reaches_it(sqlite_engine: Engine) -> None:
+def test_a_move_made_while_the_page_connects_reaches_it(db_engine: Engine) -> None:
     """A move committed after the stream read the table but before it watched it (a page
     opening, or reconnecting after a dropped or expired stream, while somebody moves in the
     chat): the page still gets the view after it, not the one before for good."""
-    service = Service(sqlite_engine, Settings(cpu_delay=0))
+    service = Service(db_engine, Settings(cpu_delay=0))
     table_id = new_on_turn(service, CHAT, ME, "schwimmen 1 anfänger")
     read = service.table_sight
     moved: list[int] = []
