@@ -192,3 +192,24 @@ def test_topics_not_made_in_time_play_in_private_chats(h: Harness) -> None:
     assert h.service.fire_tournaments() == 1
     assert tournament(h).place == "private"
     assert all(r.state == "playing" for r in tables(h))
+
+
+def test_a_table_whose_people_left_while_its_topic_was_made_is_not_played(h: Harness) -> None:
+    transport = ForumTransport()
+    postman = open_in_forum(h, transport)
+    waiting = tables(h)[1]
+    by_id = {u.external_id: u for u in people(5)}
+    with Session(h.engine) as session:
+        from storage.models import Player
+        leavers = [by_id[p.external_id] for p in session.exec(select(Player).where(
+            col(Player.id).in_([p for p in waiting.seats if p]))).all()]
+    for user in leavers:
+        assert press_tn(h, user, "l", FORUM).text == "Du bist aus dem Turnier ausgestiegen."
+    assert tables(h)[1].seats == [None, None]
+    postman.deliver()
+    h.clock.advance(2)
+    assert h.service.fire_tournaments() == 1
+    assert [(r.state, r.table_id is not None) for r in tables(h)] == [("playing", True),
+                                                                      ("done", False)]
+    draw = next(r.text for r in forum_rows(h) if r.text.startswith("🏆 Runde 1 von 1"))
+    assert len(draw.splitlines()) == 3 and draw.splitlines()[1].startswith("1. ")

@@ -102,15 +102,20 @@ def deal_round(ctx: Ctx, chat: Chat, tournament: Tournament) -> bool:
         if tournament.place != "private":
             tournament.place = THREADS[chat.platform]
     opener = records.get_player(ctx.session, tournament.opener_id)
+    still_in = set(entries.names(ctx.session, tournament))
     for row in waiting:
         if tournament.place == "private":
             row.thread_id = None
-        deal_table(ctx, chat, tournament, row, opener)
+        if still_in.intersection(row.seats):
+            deal_table(ctx, chat, tournament, row, opener)
+        else:  # (everybody of it left while its topic was being made)
+            row.state = "done"
     tournament.round_ends_at = ctx.now + timedelta(seconds=tournament.round_seconds) \
         if tournament.round_seconds else None
     _due(tournament, "round_end" if tournament.round_ends_at else None,
          tournament.round_ends_at)
     _say_draw(ctx, chat, tournament)
+    _round_complete(ctx, tournament)
     return True
 
 
@@ -120,6 +125,8 @@ def deal_table(ctx: Ctx, chat: Chat, tournament: Tournament, row: TournamentTabl
     people's private chats) with its people and Normal CPUs seated, dealt at once."""
     still_in = set(entries.names(ctx.session, tournament))
     people = [p for p in row.seats if p is not None and p in still_in]
+    where = {"thread_name": tr(languages.language(ctx, chat), "tn.table_name", round=row.round_no,
+                               table=row.table_no)} if row.thread_id else {}  # (as it was made)
     table = tables.new_table(
         ctx, chat, opener, tournament.game, private=False, thread=row.thread_id,
         turn_timeout=tournament.turn_timeout,
@@ -127,7 +134,7 @@ def deal_table(ctx: Ctx, chat: Chat, tournament: Tournament, row: TournamentTabl
                  "host": {"key": "tn.host", "values": {"round": row.round_no,
                                                        "table": row.table_no}},
                  "managers": people, "in_private": tournament.place == "private",
-                 "no_again": True})
+                 "no_again": True, **where})
     table.thread_id = row.thread_id  # (not the input's: a start pressed in some topic)
     named = {p.id: p for p in (records.get_player(ctx.session, i) for i in people) if p}
     cpus = iter(cpu_names(len(row.seats) - len(people), [n.name for n in named.values()]))
@@ -148,7 +155,8 @@ def _say_draw(ctx: Ctx, chat: Chat, tournament: Tournament) -> None:
     drawn = []
     for row in entries.tables(ctx.session, tournament):
         table = records.get_table(ctx.session, row.table_id)
-        drawn.append([s.name for s in records.seats(ctx.session, table)] if table else [])
+        if table is not None:
+            drawn.append((row.table_no, [s.name for s in records.seats(ctx.session, table)]))
     outgoing.say(ctx, chat, texts.draw(tournament, drawn, languages.language(ctx, chat)),
                  thread=tournament.thread_id)
 

@@ -91,11 +91,12 @@ def announcement(tournament: Tournament, names: Sequence[str], opener: str, lang
     return "\n".join(lines)
 
 
-def draw(tournament: Tournament, tables: Sequence[Sequence[str]], lang: str) -> str:
-    """A round's tables as the group reads them (CPU seats named as CPUs)."""
+def draw(tournament: Tournament, tables: Sequence[tuple[int, Sequence[str]]],
+         lang: str) -> str:
+    """A round's tables as the group reads them, by their numbers (CPU seats named as
+    CPUs)."""
     lines = [tr(lang, "tn.draw", n=tournament.round_no, rounds=tournament.rounds)]
-    lines += [tr(lang, "tn.draw_line", no=i, names=", ".join(names))
-              for i, names in enumerate(tables, 1)]
+    lines += [tr(lang, "tn.draw_line", no=no, names=", ".join(names)) for no, names in tables]
     lines.append(tr(lang, {"topics": "tn.draw_topics", "threads": "tn.draw_threads"}.get(
         tournament.place or "", "tn.draw_private")))
     return "\n".join(lines)
