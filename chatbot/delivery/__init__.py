@@ -18,6 +18,8 @@ platform: limits and what counts as a group are given by the adapter (``SendLimi
 
 from .claim import CHATS_PER_PASS, LEASE_SECONDS, Claim, ClaimingOutbox, Delivered, SendLimits
 from .items import (
+    THREAD_NAME,
+    TOPIC,
     CannotPin,
     Item,
     MessageGone,
@@ -25,6 +27,7 @@ from .items import (
     Retry,
     Transport,
     plan,
+    topic_slot,
 )
 from .plain import OutboxStore
 from .rows import MAX_ATTEMPTS, PER_CHAT
@@ -34,6 +37,6 @@ from .worker import Worker
 __all__ = [
     "CHATS_PER_PASS", "LEASE_SECONDS", "MAX_ATTEMPTS", "PER_CHAT", "CannotPin", "Claim",
     "ClaimingOutbox", "Item", "MessageGone", "Delivered", "OutboxStore", "Permanent", "Retry", "SendLimits",
-    "SlotMessages", "Transport", "Worker", "deliver", "deliver_async", "plan",
-    "record",
+    "SlotMessages", "THREAD_NAME", "TOPIC", "Transport", "Worker", "deliver", "deliver_async",
+    "plan", "record", "topic_slot",
 ]

@@ -33,7 +33,7 @@ from typing import Any, Protocol
 from sqlalchemy import bindparam, update
 from sqlalchemy import select as core_select
 
-from .items import CannotPin, Item, Retry
+from .items import THREAD, CannotPin, Item, Retry
 from .leases import (
     FREE_HOLDER,
     GIVE_BACK,
@@ -301,7 +301,7 @@ class ClaimingOutbox:
             if error is None:
                 sent.append({"b_row_id": item.id, "b_sent_at": now_dt,
                              "b_message_id": message_id})
-                if item.slot and message_id is not None and not item.action:
+                if item.slot and message_id is not None and item.action in (None, THREAD):
                     slots.append(slot_row(self.platform, item, message_id, now_dt))
             else:
                 failed.append((item, error))

@@ -7,8 +7,15 @@ has none) refuses pinning with ``CannotPin``. A ``document`` row sends a file (n
 text is the file's name, a newline and the file's content (``document_text``); a transport
 sends it with ``document(chat, name, data)`` and returns the message's id. A ``thread`` row
 opens a new topic (Telegram's forum) or thread (Matrix: its root message) named by its text:
-``thread(chat, name)`` returns the new thread's id, kept as the row's message id (a transport
-that has none, or a chat that takes none, gives it up: the caller falls back).
+``thread(chat, name)`` returns the new thread's id, kept as the row's message id and as the
+message of the row's slot (a transport that has none, or a chat that takes none, gives it up:
+the caller falls back). A ``thread_name`` row renames the topic or thread its slot names
+(``name_thread(chat, thread, name)``; nothing where the slot names none).
+
+A person's private topic for a table (Telegram: a topic in their private chat with the bot)
+is the thread opened under the slot ``topic_slot(table)``: every row of that table to that
+chat goes into it (``Item.topic``: resolved from the slot, or from the thread row delivered
+before it in the same pass); without it, into the chat itself.
 """
 
 from __future__ import annotations
@@ -20,6 +27,13 @@ from typing import Protocol
 ACTIONS = ("delete", "pin", "unpin")
 DOCUMENT = "document"  # the action of a row that sends a file
 THREAD = "thread"  # the action of a row that opens a new topic or thread (its text: the name)
+THREAD_NAME = "thread_name"  # … that renames the one its slot names (its text: the new name)
+TOPIC = "pt"  # the slot of a person's private topic for a table: ``pt<table>``
+
+
+def topic_slot(table_id: int) -> str:
+    """The slot under which a table's topic in a person's private chat is opened."""
+    return f"{TOPIC}{table_id}"
 Rows = list[list[list[str]]]  # button rows: [[label, data], ...] per row
 
 
@@ -94,10 +108,16 @@ class Item:
     action: str | None = None  # delete | pin | unpin the slot's message (no view)
     reply_to: str | None = None  # the message it answers ("<id>" or "<thread root> <id>")
     thread: str | None = None  # the chat's topic or thread it goes to (the adapter's key)
+    topic: str | None = None  # the slot of the private topic it goes to once that is opened
     plan: str = field(init=False, default="")  # see ``plan``
 
     def __post_init__(self) -> None:
         self.plan = plan(self)
+
+    def goes_to(self, thread: str) -> None:
+        """Its private topic was opened (a thread row of the same pass): it goes there."""
+        if self.thread is None:
+            self.thread, self.topic = thread, None
 
     def shows(self, message_id: str | None) -> None:
         """The slot shows another message by now (an action row acts on that one)."""

@@ -13,7 +13,7 @@ from sqlmodel import Session, col, select
 from storage.db import read_only, utcnow, write_lock
 from storage.models import MessageSlot, Outbox
 
-from .items import Item, Permanent
+from .items import THREAD, Item, Permanent
 from .rows import (
     DROP_ROWS,
     MAX_ATTEMPTS,
@@ -41,11 +41,13 @@ class OutboxStore:
         self.engine, self.platform, self.clock = engine, platform, clock
         self._reader = read_only(engine)
         self.write_lock = write_lock(engine)
+        self._opened: dict[tuple[str, str], str] = {}  # (chat, slot) → a thread it opened
 
     def pending(self, limit: int = 200, now: datetime | None = None) -> list[Item]:
         """Rows due now, oldest first, at most ``PER_CHAT`` of a chat (so one chat's backlog
         never holds the others back); older views of a slot are dropped for the newest."""
         now = now or self.clock()
+        self._opened.clear()  # (the rows read now know the topics opened before)
         with self._reader.connect() as conn, conn.begin():
             rows, _waits = due(conn.execute(PENDING, {
                 "platform": self.platform, "limit": limit, "per_chat": PER_CHAT}).all(), now)
@@ -57,7 +59,10 @@ class OutboxStore:
 
     def message_moved(self, item: Item) -> None:
         """An action row meets the message its slot shows by the time it goes (a view before
-        it in the same pass may have posted the slot anew)."""
+        it in the same pass may have posted the slot anew); a row whose private topic was
+        opened since it was read goes into it."""
+        if item.topic and (item.chat, item.topic) in self._opened:
+            item.goes_to(self._opened[(item.chat, item.topic)])
         if item.action and item.slot:
             with self._reader.connect() as conn:
                 item.shows(conn.execute(core_select(SLOT.c.message_id).where(
@@ -72,7 +77,9 @@ class OutboxStore:
                                          "message_id": message_id}).rowcount
             if found and item.action:
                 slot_effects(conn, self.platform, item, None)
-            if found and item.slot and message_id is not None and not item.action:
+            if found and item.action == THREAD and item.slot and message_id is not None:
+                self._opened[(item.chat, item.slot)] = message_id
+            if found and item.slot and message_id is not None and item.action in (None, THREAD):
                 conn.execute(slot_upsert(conn.dialect.name),
                              slot_row(self.platform, item, message_id, now))
 

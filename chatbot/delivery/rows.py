@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, and_, bindparam, case, delete, func, update
+from sqlalchemy import Select, String, and_, bindparam, case, cast, delete, func, literal, update
 from sqlalchemy import select as core_select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
@@ -16,12 +16,13 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from storage.db import aware
 from storage.models import MessageSlot, Outbox
 
-from .items import Item, Permanent, content_hash
+from .items import THREAD, TOPIC, Item, Permanent, content_hash
 
 MAX_ATTEMPTS = 60  # with growing backoff: about half an hour of failures before giving up
 PER_CHAT = 20  # rows of one chat a pass looks at: a flooded chat never hides the others
 OUTBOX = Outbox.__table__  # type: ignore[attr-defined]
 SLOT = MessageSlot.__table__  # type: ignore[attr-defined]
+TOPIC_SLOT = SLOT.alias("topic")  # a table's private topic in the row's chat (``pt<table>``)
 
 
 def backoff(tries: int, retry_after: float) -> float:
@@ -32,11 +33,12 @@ def backoff(tries: int, retry_after: float) -> float:
 
 def _pending(of_chats: bool) -> Select:
     """The oldest pending rows of a platform (``of_chats``: of the chats given), at most
-    ``per_chat`` of each chat, in order, with the message that shows each one's slot now."""
+    ``per_chat`` of each chat, in order, with the message that shows each one's slot now and
+    the private topic of its table in its chat, if one was opened (``topic``)."""
     ranked = core_select(
         OUTBOX.c.id, OUTBOX.c.chat_external_id, OUTBOX.c.slot, OUTBOX.c.repost,
         OUTBOX.c.fresh, OUTBOX.c.text, OUTBOX.c.buttons, OUTBOX.c.not_before, OUTBOX.c.action,
-        OUTBOX.c.reply_to, OUTBOX.c.thread,
+        OUTBOX.c.reply_to, OUTBOX.c.thread, OUTBOX.c.table_id,
         func.row_number().over(partition_by=OUTBOX.c.chat_external_id,
                                order_by=OUTBOX.c.id).label("place"),
     ).where(OUTBOX.c.platform == bindparam("platform"), OUTBOX.c.status == "pending")
@@ -44,11 +46,15 @@ def _pending(of_chats: bool) -> Select:
         ranked = ranked.where(OUTBOX.c.chat_external_id.in_(bindparam("chats", expanding=True)))
     queue = ranked.subquery()
     query = (core_select(*(c for c in queue.c if c.name != "place"),
-                         SLOT.c.message_id, SLOT.c.text_hash)
+                         SLOT.c.message_id, SLOT.c.text_hash,
+                         TOPIC_SLOT.c.message_id.label("topic"))
              .select_from(queue.outerjoin(SLOT, and_(
                  SLOT.c.platform == bindparam("platform"),
                  SLOT.c.chat_external_id == queue.c.chat_external_id,
-                 SLOT.c.slot == queue.c.slot)))
+                 SLOT.c.slot == queue.c.slot)).outerjoin(TOPIC_SLOT, and_(
+                 TOPIC_SLOT.c.platform == bindparam("platform"),
+                 TOPIC_SLOT.c.chat_external_id == queue.c.chat_external_id,
+                 TOPIC_SLOT.c.slot == literal(TOPIC) + cast(queue.c.table_id, String))))
              .where(queue.c.place <= bindparam("per_chat")).order_by(queue.c.id))
     return query if of_chats else query.limit(bindparam("limit"))
 
@@ -62,11 +68,13 @@ def to_item(r: Any) -> Item:
     buttons = r.buttons or []
     digest = content_hash(r.text, buttons) if r.slot else None
     message_id = r.message_id if r.slot else None
+    topic = f"{TOPIC}{r.table_id}" if r.table_id is not None and r.thread is None \
+        and r.topic is None and r.action != THREAD else None  # (opened in this pass, maybe)
     return Item(id=r.id, chat=r.chat_external_id, slot=r.slot, repost=r.repost, fresh=r.fresh,
                 text=r.text, rows=buttons, message_id=message_id,
                 unchanged=bool(r.slot and message_id is not None and r.text_hash == digest),
                 text_hash=digest, action=r.action, reply_to=r.reply_to,
-                thread=r.thread)
+                thread=r.thread or r.topic, topic=topic)
 
 
 def due(rows: Iterable[Any], now: datetime) -> tuple[list[Any], list[float]]:

@@ -13,6 +13,7 @@ from .items import (
     ACTIONS,
     DOCUMENT,
     THREAD,
+    THREAD_NAME,
     AsyncTransport,
     CannotPin,
     Item,
@@ -30,8 +31,12 @@ _BACKGROUND: set[asyncio.Task] = set()
 
 
 def deliver(store: OutboxStore, item: Item, transport: Transport) -> None:
-    """Deliver one item through a (blocking) transport, recording the outcome."""
+    """Deliver one item through a (blocking) transport, recording the outcome (a transport
+    with ``begin`` learns the item about to go first: its topic or thread)."""
     store.message_moved(item)
+    begin = getattr(transport, "begin", None)
+    if begin is not None:
+        begin(item)
     action = item.plan
     try:
         message_id = item.message_id
@@ -41,6 +46,8 @@ def deliver(store: OutboxStore, item: Item, transport: Transport) -> None:
             message_id = _document(transport, item)
         elif action == THREAD:
             message_id = _thread(transport, item)
+        elif action == THREAD_NAME:
+            _name_thread(transport, item)
         elif action == "send":
             message_id = transport.send(item.chat, item.text, item.rows)
         elif action == "edit":
@@ -78,6 +85,8 @@ async def deliver_async(item: Item,
             message_id = await _document(transport, item)
         elif action == THREAD:
             message_id = await _thread(transport, item)
+        elif action == THREAD_NAME:
+            await _name_thread(transport, item)
         elif action == "send":
             message_id = await transport.send(item.chat, item.text, item.rows)
         elif action == "edit":
@@ -113,7 +122,8 @@ def record(store: OutboxStore, item: Item, message_id: str | None, error: Except
 
 class SlotMessages:
     """The messages a pass's deliveries put in slots so far: an action row after a view of
-    its slot in the same pass acts on the message that view left (the pass read the older)."""
+    its slot in the same pass acts on the message that view left (the pass read the older);
+    a row after the thread row that opened its private topic goes into that topic."""
 
     def __init__(self) -> None:
         self._now: dict[tuple[str, str], str] = {}
@@ -121,9 +131,12 @@ class SlotMessages:
     def before(self, item: Item) -> None:
         if item.action and item.slot and (item.chat, item.slot) in self._now:
             item.shows(self._now[(item.chat, item.slot)])
+        if item.topic and (item.chat, item.topic) in self._now:
+            item.goes_to(self._now[(item.chat, item.topic)])
 
     def after(self, item: Item, message_id: str | None, error: Exception | None) -> None:
-        if error is None and item.slot and not item.action and message_id is not None:
+        if error is None and item.slot and item.action in (None, THREAD) \
+                and message_id is not None:
             self._now[(item.chat, item.slot)] = message_id
 
 
@@ -151,6 +164,15 @@ def _thread(transport: Any, item: Item) -> Any:
     if call is None:
         raise Permanent("threads: not supported")
     return call(item.chat, item.text)
+
+
+def _name_thread(transport: Any, item: Item) -> Any:
+    """Rename the topic or thread a ``thread_name`` row's slot names (a coroutine with an
+    async transport); a transport that renames none gives the row up."""
+    call = getattr(transport, "name_thread", None)
+    if call is None:
+        raise Permanent("naming threads: not supported")
+    return call(item.chat, item.message_id, item.text)
 
 
 def _later(coro: Any) -> None:

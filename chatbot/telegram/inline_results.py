@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 from telegram import Bot, InlineQueryResultArticle, InputTextMessageContent, LinkPreviewOptions
 
 from ..service import InlineResult
-from .sender import keyboard, mentions
+from .markup import keyboard, mentions
 
 _NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 

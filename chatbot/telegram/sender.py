@@ -11,20 +11,11 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import logging
-import re
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from telegram import (
-    Bot,
-    InlineKeyboardButton,
-    InlineKeyboardMarkup,
-    InputFile,
-    LinkPreviewOptions,
-    MessageEntity,
-    WebAppInfo,
-)
+from telegram import Bot, InputFile, LinkPreviewOptions
 from telegram.error import (
     BadRequest,
     ChatMigrated,
@@ -34,7 +25,6 @@ from telegram.error import (
     TelegramError,
 )
 
-from .. import buttons
 from ..delivery import (
     CHATS_PER_PASS,
     CannotPin,
@@ -52,6 +42,7 @@ from ..delivery import (
 )
 from ..runtime import metrics
 from .limits import INLINE, Limits
+from .markup import keyboard, mentions
 
 __all__ = ["OutboxSender", "TelegramTransport", "keyboard", "mentions"]
 
@@ -64,57 +55,6 @@ _TOPIC_GONE = ("message thread not found", "topic_closed", "topic_deleted")
 TOPIC_GONE_FOR = 60.0  # seconds a refusing topic is not tried again
 MAX_DOCUMENT = 50 * 1024 * 1024  # Telegram takes files of up to 50 MB from a bot
 TOPIC_NAME = 128  # characters of a forum topic's name
-
-
-def _button(label: str, data: str) -> InlineKeyboardButton:
-    if data.startswith(buttons.WEB_APP):
-        return InlineKeyboardButton(label, web_app=WebAppInfo(data.removeprefix(buttons.WEB_APP)))
-    if data.startswith(buttons.LINK):
-        return InlineKeyboardButton(label, url=data.removeprefix(buttons.LINK))
-    if data.startswith(buttons.INLINE_QUERY):
-        return InlineKeyboardButton(label, switch_inline_query_current_chat=data.removeprefix(
-            buttons.INLINE_QUERY))
-    return InlineKeyboardButton(label, callback_data=data)
-
-
-def keyboard(rows: list[list[list[str]]]) -> InlineKeyboardMarkup | None:
-    if not rows:
-        return None
-    return InlineKeyboardMarkup([[_button(label, data) for label, data in row] for row in rows])
-
-
-# (and the links of private reminders to a supergroup's table message); or a monospace block,
-# written as a Markdown code block (a line ``` before and after it: the league's tables)
-_MARKUP = re.compile(r"\[([^\[\]]+)\]\((tg://user\?id=\d+|https://t\.me/c/\d+/\d+)\)"
-                     r"|^```\n(.*?)\n```$", re.MULTILINE | re.DOTALL)
-
-
-def _u16(text: str) -> int:
-    return len(text.encode("utf-16-le")) // 2
-
-
-def mentions(text: str) -> tuple[str, list[MessageEntity] | None]:
-    """The service writes mentions as ``[name](tg://user?id=N)`` and monospace blocks as a
-    Markdown code block; messages go out as plain text, so turn each mention into the bare
-    name with a link entity (else the brackets would show) and each block into its lines with
-    a ``pre`` entity (the fences go)."""
-    out: list[str] = []
-    entities: list[MessageEntity] = []
-    pos = offset = 0
-    for m in _MARKUP.finditer(text):
-        out.append(text[pos:m.start()])
-        offset += _u16(text[pos:m.start()])
-        shown = m.group(1) if m.group(3) is None else m.group(3)
-        entities.append(MessageEntity(MessageEntity.TEXT_LINK, offset, _u16(shown),
-                                      url=m.group(2)) if m.group(3) is None else
-                        MessageEntity(MessageEntity.PRE, offset, _u16(shown)))
-        out.append(shown)
-        offset += _u16(shown)
-        pos = m.end()
-    if not entities:
-        return text, None
-    out.append(text[pos:])
-    return "".join(out), entities
 
 
 class TelegramTransport:
@@ -202,12 +142,18 @@ class TelegramTransport:
         return str(msg.message_id)
 
     async def thread(self, chat: str, name: str) -> str:
-        """A new forum topic (an outbox ``thread`` row): ``createForumTopic``; its id. A chat
-        that is no forum, or where the bot may not manage topics, refuses it (``Permanent``:
-        the caller falls back)."""
+        """A new forum topic (an outbox ``thread`` row): ``createForumTopic``; its id. Also a
+        topic in a person's private chat (Bot API 9.4, where the bot's threaded mode is on).
+        A chat that is no forum, or where the bot may not manage topics, refuses it
+        (``Permanent``: the caller falls back)."""
         topic = await self._call(chat, lambda: self.bot.create_forum_topic(
             int(chat), name[:TOPIC_NAME]))
         return str(topic.message_thread_id)
+
+    async def name_thread(self, chat: str, thread: str, name: str) -> None:
+        """A topic renamed (an outbox ``thread_name`` row): ``editForumTopic``."""
+        await self._call(chat, lambda: self.bot.edit_forum_topic(
+            int(chat), int(thread), name=name[:TOPIC_NAME]))
 
     def _refused(self, chat: str, thread: str) -> bool:
         when = self._gone.get((chat, thread))

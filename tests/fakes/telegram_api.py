@@ -26,7 +26,8 @@ close, getUpdates, setWebhook, deleteWebhook, getWebhookInfo, sendMessage, sendC
 editMessageText, editMessageReplyMarkup, deleteMessage, deleteMessages, answerCallbackQuery,
 setMyCommands, getMyCommands, deleteMyCommands, getChat, getChatMember, leaveChat,
 pinChatMessage, unpinChatMessage, setMyName, setMyDescription, setMyShortDescription,
-createForumTopic, closeForumTopic, reopenForumTopic, deleteForumTopic.
+createForumTopic, editForumTopic, closeForumTopic, reopenForumTopic, deleteForumTopic (also
+topics in private chats: ``private_topics``).
 sendPoll, stopPoll (people answer with ``answer_poll``: a ``poll_answer`` update).
 sendDocument (an upload of at most 50 MB, or a ``file_id`` sent before; ``documents(chat)``
 reads the files back with their bytes).

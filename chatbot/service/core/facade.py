@@ -26,7 +26,7 @@ from storage.models import Chat, GameTable, Player
 from ... import buttons
 from ...i18n import DEFAULT_LANGUAGE, pick_language, tr
 from ...runtime import metrics
-from . import cpu, languages, outgoing, play, records, router
+from . import cpu, languages, outgoing, personal, play, records, router
 from .api import Change, ChatRef, Outcome, PressInput, Refusal, Settings, UserRef
 from .basics import BASICS
 from .deadlines import Deadlines
@@ -306,6 +306,8 @@ class Service(Reads, Ticking, Parts):
             for table in records.open_tables_in(session, chat, thread):
                 play.thread_gone(ctx, table, closed)
                 ended.append(table.id)
+            if chat.kind == "private":  # a long table's own topic: its table plays on
+                personal.private_topic_gone(ctx, chat, thread)
             dropped = outgoing.drop_thread(ctx, chat, thread)
         log.info("%s %s: thread %s gone; tables %s ended, %d messages dropped", platform,
                  chat_external_id, thread, ended, dropped)

@@ -57,15 +57,15 @@ def act(ctx: Ctx, chat: Chat, table_id: int | None, slot: str, action: str,
         "sent_at": None, "error": None, "action": action, "reply_to": None})
 
 
-def open_thread(ctx: Ctx, chat: Chat, key: str, name: str) -> None:
+def open_thread(ctx: Ctx, chat: Chat, key: str, name: str, action: str = "thread") -> None:
     """Ask for a new topic (a Telegram forum's) or thread (a Matrix room's) named ``name``:
-    an outbox ``thread`` row under ``key`` (unique in the chat); ``opened_thread`` says how it
-    went once it was delivered."""
+    an outbox ``thread`` row under ``key`` (unique in the chat; ``opened_thread`` says how it
+    went once delivered). ``thread_name``: rename the one opened under ``key``."""
     ctx.queue(Outbox, {"thread": None,
         "platform": chat.platform, "chat_external_id": chat.external_id, "table_id": None,
         "slot": key, "repost": False, "fresh": False, "text": name, "buttons": [],
         "status": "pending", "attempts": 0, "not_before": ctx.now, "created_at": ctx.now,
-        "sent_at": None, "error": None, "action": "thread", "reply_to": None})
+        "sent_at": None, "error": None, "action": action, "reply_to": None})
 
 
 def opened_thread(session: Session, chat: Chat, key: str) -> str | bool | None:

@@ -1,13 +1,16 @@
 """What one person hears privately about a group's table: a turn reminder with their own
 view (the move can be made right there), a one-off note (timed out, away, the topic closed),
-and how the table's group and place are named and linked there."""
+how the table's group and place are named and linked there, and what happens when the
+table's own topic in their private chat is gone (``private_topic_gone``)."""
 
 from __future__ import annotations
 
-from sqlmodel import select
+from sqlmodel import col, select
 
+import fsm
 from storage.models import Chat, GameTable, MessageSlot, Player, Seat
 
+from ...delivery import TOPIC, topic_slot
 from ...i18n import tr
 from ...views import render_private
 from . import languages, outgoing, records
@@ -90,3 +93,38 @@ def tell_person(ctx: Ctx, table: GameTable, player: Player | None, key: str,
     where = records.place_name(chat, table) or "–"
     outgoing.queue(ctx, chat.platform, target, table.id, None, False,
           tr(lang, key, game=outgoing.game_name(table, lang), group=where, **values), [])
+
+
+def has_private_topic(ctx: Ctx, chat: Chat, table_id: int) -> bool:
+    """Whether a private chat has a topic of its own for a table (``long_games.topics``):
+    what is shown there about the table (a replay of its rounds) goes into it."""
+    return ctx.session.exec(select(MessageSlot.id).where(
+        MessageSlot.platform == chat.platform, MessageSlot.chat_external_id == chat.external_id,
+        MessageSlot.slot == topic_slot(table_id))).first() is not None
+
+
+def private_topic_gone(ctx: Ctx, chat: Chat, thread: str) -> list[int]:
+    """A private chat's topic refused a message (the person deleted a table's topic): that
+    table's messages go to the chat itself from now on (the topic's slot is forgotten, and
+    the slot of the person's view, whose message went with the topic) and the views of a
+    table still playing are drawn anew. Returns those tables."""
+    slots = ctx.session.exec(select(MessageSlot).where(
+        MessageSlot.platform == chat.platform, MessageSlot.chat_external_id == chat.external_id,
+        MessageSlot.message_id == thread, col(MessageSlot.slot).startswith(TOPIC))).all()
+    tables = []
+    for slot in slots:
+        ctx.session.delete(slot)
+        number = slot.slot[len(TOPIC):]
+        table = records.lock_table(ctx.session, int(number)) if number.isdigit() else None
+        if table is None:
+            continue
+        for view in ctx.session.exec(select(MessageSlot).where(
+                MessageSlot.platform == chat.platform,
+                MessageSlot.chat_external_id == chat.external_id,
+                MessageSlot.slot == f"h{table.id}")).all():
+            ctx.session.delete(view)
+        if table.fsm_state in fsm.PLAYING:
+            seats = records.seats(ctx.session, table)
+            outgoing.emit(ctx, table, seats, records.model(table, seats), group=False)
+        tables.append(table.id)
+    return tables

@@ -1,16 +1,18 @@
 """Long games, a room of their own: ``/games`` (a person's running tables everywhere),
-``/reminders`` (turn reminders, quiet hours, time zone) and ``/pause`` (a long game's clock
-stands still for days when everybody agrees). The turn clock itself, with its reminders and
-quiet hours, is the core's (``core.turn_clock``, ``core.quiet_hours``); this room hears when
-a game moves on (``TableMoved``: a pause ends) and fires a pause's end (deadline ``resume``).
+``/reminders`` (turn reminders, quiet hours, time zone), ``/pause`` (a long game's clock
+stands still for days when everybody agrees) and a topic of its own for each long table in a
+person's private chat (``topics``). The turn clock itself, with its reminders and quiet
+hours, is the core's (``core.turn_clock``, ``core.quiet_hours``); this room hears when a game
+moves on (``TableMoved``: a pause ends, a topic is asked for), ends (``GameFinished``,
+``TableClosed``: the topics renamed) and fires a pause's end (deadline ``resume``).
 """
 
 from __future__ import annotations
 
 from ...i18n import N_, register
-from ..core.events import TableMoved
+from ..core.events import GameFinished, TableClosed, TableMoved
 from ..core.registry import Button, Command, Feature, Where
-from . import pause, reminders, running
+from . import pause, reminders, running, topics
 
 register({
     "command.games": N_("Your running tables"),
@@ -36,7 +38,8 @@ LONG_GAMES = Feature(
         Button("show", running.show_press, on_table=False),
     ),
     deadlines={"resume": pause.end},
-    subscriptions=((TableMoved, pause.game_moved),),
+    subscriptions=((TableMoved, pause.game_moved), (TableMoved, topics.table_moved),
+                   (GameFinished, topics.game_finished), (TableClosed, topics.table_closed)),
 )
 
 __all__ = ["LONG_GAMES"]

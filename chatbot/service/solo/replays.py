@@ -30,7 +30,7 @@ from ...i18n import N_, Names, pick_language, register, tr
 from ...presenters import presenter
 from ...table_options import options_of
 from ...views import unit_key
-from ..core import outgoing, records
+from ..core import outgoing, personal, records
 from ..core.api import Outcome, Refusal, UserRef
 from ..core.queries import NotYourTable
 from ..core.transaction import Ctx
@@ -223,10 +223,18 @@ def _show_list(ctx: Ctx, chat: Chat, player: Player, fresh: bool) -> Outcome:
 
 def _show_step(ctx: Ctx, chat: Chat, replayed: Replayed, rnd: Round, index: int,
                fresh: bool) -> Outcome:
+    """A step of a round: the replay viewer's message; a table with a topic of its own in
+    the private chat (a long table) is replayed in that topic, in a message of its own."""
     index = max(0, min(index, rnd.moves))
-    outgoing.say(ctx, chat, "\n".join(step_lines(replayed, rnd, index, ctx.lang)),
-                 step_rows(ctx, replayed, rnd, index, ctx.lang), slot="replay", fresh=fresh)
-    return Outcome(None, table_id=replayed.table.id)
+    text = "\n".join(step_lines(replayed, rnd, index, ctx.lang))
+    rows = step_rows(ctx, replayed, rnd, index, ctx.lang)
+    table_id = replayed.table.id
+    if table_id is not None and personal.has_private_topic(ctx, chat, table_id):
+        outgoing.queue(ctx, chat.platform, chat.external_id, table_id, f"replay{table_id}",
+                       False, text, rows, fresh=fresh)
+    else:
+        outgoing.say(ctx, chat, text, rows, slot="replay", fresh=fresh)
+    return Outcome(None, table_id=table_id)
 
 
 def command(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> Outcome:

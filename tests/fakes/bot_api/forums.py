@@ -17,6 +17,14 @@ topic is refused with
 400 "Bad Request: TOPIC_CLOSED", into a deleted or unknown one with 400 "Bad Request: message
 thread not found" - also in an ordinary supergroup, whose reply chains carry a thread id too
 (the id of the chain's first message) that a message may not be sent with.
+
+Topics in private chats (Bot API 9.3/9.4): where the bot's threaded mode is on
+(``private_topics``; ``getMe``'s ``has_topics_enabled``) the bot creates topics in a person's
+private chat with ``createForumTopic``, renames them (``editForumTopic``) and deletes them,
+but cannot close them; messages carry their ``message_thread_id`` there. With threaded mode
+off ``createForumTopic`` in a private chat is refused (400 "Bad Request:
+BOT_FORUM_CREATE_FORBIDDEN"). The person may delete a topic (``delete_topic``): what the bot
+sends into it then is refused as "message thread not found".
 """
 
 from __future__ import annotations
@@ -31,10 +39,14 @@ from tests.fakes.bot_api.wire import ApiError
 THREAD_NOT_FOUND = "Bad Request: message thread not found"
 TOPIC_CLOSED = "Bad Request: TOPIC_CLOSED"
 NO_TOPIC_RIGHTS = "Bad Request: not enough rights to create a topic"
+NO_PRIVATE_TOPICS = "Bad Request: BOT_FORUM_CREATE_FORBIDDEN"
+NOT_IN_PRIVATE = "Bad Request: method is available only for supergroups"
 
 
 class _Forums:
     """Forum chats, their topics, and the thread checks of the sending methods."""
+
+    private_topics: bool = False  # BotFather's threaded mode: topics in private chats
 
     # ---------------------------------------------------------------- control
 
@@ -130,23 +142,38 @@ class _Forums:
 
     def _api_createForumTopic(self, p: dict) -> dict:
         chat_id = self._chat_id(p)
-        self._forum(chat_id)
-        if not self._may(chat_id, self.bot_id, "can_manage_topics"):
-            raise ApiError(400, NO_TOPIC_RIGHTS)
-        name = str(p.get("name") or "")
-        if not 1 <= len(name) <= 128:
-            raise ApiError(400, "Bad Request: TOPIC_TITLE_EMPTY" if not name
-                           else "Bad Request: TOPIC_TITLE_TOO_LONG")
+        if chat_id > 0:  # a person's private chat with the bot
+            if not self.private_topics:
+                raise ApiError(400, NO_PRIVATE_TOPICS)
+            self._check_can_send(chat_id)  # (a person who never started or blocked the bot)
+            if chat_id not in self._users:
+                raise ApiError(400, "Bad Request: chat not found")
+            self._topics.setdefault(chat_id, {})
+        else:
+            self._forum(chat_id)
+            if not self._may(chat_id, self.bot_id, "can_manage_topics"):
+                raise ApiError(400, NO_TOPIC_RIGHTS)
+        name = self._topic_name(p)
         thread = self.create_topic(chat_id, name)
         return {"message_thread_id": thread, "name": name, "icon_color": 7322096}
 
+    def _api_editForumTopic(self, p: dict) -> bool:
+        chat_id, thread = self._topic_params(p)
+        if p.get("name") not in (None, ""):
+            self.edit_topic(chat_id, thread, self._topic_name(p))
+        return True
+
     def _api_closeForumTopic(self, p: dict) -> bool:
         chat_id, thread = self._topic_params(p)
+        if chat_id > 0:
+            raise ApiError(400, NOT_IN_PRIVATE)
         self.close_topic(chat_id, thread)
         return True
 
     def _api_reopenForumTopic(self, p: dict) -> bool:
         chat_id, thread = self._topic_params(p)
+        if chat_id > 0:
+            raise ApiError(400, NOT_IN_PRIVATE)
         self.reopen_topic(chat_id, thread)
         return True
 
@@ -156,6 +183,14 @@ class _Forums:
         return True
 
     # ---------------------------------------------------------------- helpers
+
+    @staticmethod
+    def _topic_name(p: dict) -> str:
+        name = str(p.get("name") or "")
+        if not 1 <= len(name) <= 128:
+            raise ApiError(400, "Bad Request: TOPIC_TITLE_EMPTY" if not name
+                           else "Bad Request: TOPIC_TITLE_TOO_LONG")
+        return name
 
     def _forum(self, chat_id: int) -> dict[int, dict]:
         topics = self._topics.get(chat_id)

@@ -25,6 +25,8 @@ class _BotMethods:
                 "can_join_groups": True,
                 "can_read_all_group_messages": False,
                 "supports_inline_queries": bool(self.inline_mode),
+                "has_topics_enabled": bool(self.private_topics),
+                "allows_users_to_create_topics": bool(self.private_topics),
                 "can_connect_to_business": False,
                 "has_main_web_app": False,
             }
