@@ -95,6 +95,13 @@ def quiet_began(player: Player, when: datetime) -> datetime:
     return began.astimezone(UTC)
 
 
+def spared(player: Player, clock: int, when: datetime) -> bool:
+    """Whether a long-clock table's news for everybody (a timeout, a round's result) is kept
+    from a person who hears it privately: in their quiet hours nothing pushes into their chat
+    (their view, edited in place, and the table's log show it all the same)."""
+    return clock >= LONG_CLOCK and in_quiet(player, when)
+
+
 def may_remind(player: Player | None, kind: str, when: datetime) -> bool:
     """Whether a reminder of ``kind`` (``start`` of a turn, or ``last`` quarter) may go to
     the person at ``when`` (a reminder due in quiet hours waits: ``quiet_over``)."""
