@@ -139,13 +139,16 @@ class Decisions:
     def decide(self, table: GameTable, seats: list[Seat], model: fsm.TableModel) -> str:
         """The move for the seat on turn: its own level, or the stand-in for a person whose
         clock ran out or who is away (Normal, docs/rules.md §3, but never a knock, bomb or joker
-        that is the person's to decide: ``engine.bots.standin``). Seeded by the table and
-        version, so a replay decides the same."""
+        that is the person's to decide: ``engine.bots.standin``; plain Normal once nobody
+        plays their own seat: ``nobody_plays``). Seeded by the table and version, so a replay
+        decides the same."""
         seat = on_turn(seats, model)
         rng_seed = f"{table.seed}:{table.version}"
         started = time.perf_counter()
         try:
             with self._counted():
+                if not seat.is_cpu and nobody_plays(seats, model):  # (the game must end)
+                    return fsm.cpu_action(model, "normal", random.Random(rng_seed))
                 if not seat.is_cpu:  # a person whose clock ran out, or who is away
                     return fsm.standin_action(model, random.Random(rng_seed))
                 if self.elsewhere and slow_level(table.game, level(seat)):
@@ -244,6 +247,14 @@ def _fell_back(kind: str, game_id: str, exc: BaseException) -> None:
 def on_turn(seats: list[Seat], model: fsm.TableModel) -> Seat:
     seat_no = model.game.to_act(model.engine_state)
     return next(s for s in seats if s.seat_no == seat_no)
+
+
+def nobody_plays(seats: list[Seat], model: fsm.TableModel) -> bool:
+    """Whether no person plays their own seat any more (each is away, a CPU or out of the
+    game): the stand-ins, who never knock, would play on forever, so they play as Normal."""
+    out = getattr(model.engine_state, "out", None)
+    return all(s.is_cpu or s.away or (out is not None and s.seat_no < len(out)
+                                      and bool(out[s.seat_no])) for s in seats)
 
 
 def level(seat: Seat) -> str:
