@@ -14,6 +14,9 @@ from typing import Any
 
 import pytest
 
+from tests.chatbot.service.harness import Harness
+from tests.webapp.page_worlds import league_week, person, tournament_under_way
+
 from .conftest import (
     ANNA,
     BEN,
@@ -26,6 +29,7 @@ from .conftest import (
     needs_playwright,
     to_a_turn,
 )
+from .pages_world import open_at_fixture, served_fixture  # noqa: F401
 from .test_replay_view import _round_over
 
 needs_playwright()
@@ -110,6 +114,24 @@ def test_the_four_pages_have_no_serious_or_moderate_violation(
     expect(page.locator("#replay")).to_be_visible()
     page.locator("#rp-next").click()
     found["replay"] = run_axe(page)
+    bad = [f"{name}: {v['id']} ({v['impact']}): {node}" for name, vs in found.items()
+           for v in failing(vs) for node in v["nodes"]]
+    assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_tournament_and_league_pages_have_no_serious_violation(
+        scheme: str, open_at: Any, served: tuple[Harness, str]) -> None:
+    """The pages for a tournament and the league (issue 48 C), on the same terms."""
+    h, _base = served
+    theme = THEMES[scheme]
+    users = [person(i, "de") for i in range(7)]
+    t = tournament_under_way(h, users)
+    found = {"tournament": run_axe(open_at(users[0], start=f"tn{t.id}", theme=theme,
+                                           scheme=scheme))}
+    fellows = [person(i, "de") for i in range(7, 21)]
+    league_week(h, fellows)
+    found["league"] = run_axe(open_at(fellows[0], p="lg", theme=theme, scheme=scheme))
     bad = [f"{name}: {v['id']} ({v['impact']}): {node}" for name, vs in found.items()
            for v in failing(vs) for node in v["nodes"]]
     assert not bad, "\n".join(bad)
