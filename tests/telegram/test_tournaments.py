@@ -21,6 +21,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from sqlalchemy import text
 
 from tests.fakes.telegram_api import FakeBotApi
 from tests.simclock import SimClock
@@ -98,6 +99,9 @@ def test_twelve_people_three_rounds_of_schwimmen_privately_through_a_restart(
     fake.wait_for(lambda: "Dabei (12): Alma, Bruno, Cem, Dora, Ede, Fritzi, Gustl, Hanne, "
                   "Ida, Jo, Karla, Lutz" in fake.message(GROUP, msg["message_id"])["text"],
                   WAIT, message="everybody on the announcement")
+    with db.engine.begin() as conn:  # (a test's shortcut: two coins each, shorter games)
+        conn.execute(text("UPDATE tournament SET options = :o WHERE id = :t"),
+                     {"o": json.dumps({"engine": {"coins": 2}}), "t": tid})
     assert press_ok(fake, GROUP, OPENER, msg["message_id"], f"v1:0:0:tn.s.{tid}") is None
 
     # round 1: no forum here, so the tables play privately
@@ -211,15 +215,15 @@ def test_twelve_people_three_rounds_of_schwimmen_privately_through_a_restart(
         "🏁 Runde 1 ist vorbei.", "🏁 Runde 2 ist vorbei.", "🏁 Runde 3 ist vorbei."]
     results = [t for t in said if t.startswith("🏁") and not t.endswith("ist vorbei.")]
     assert len(results) == 9  # each table's result as it came: its people's points
-    for text in results:
-        head, line = text.split(": ", 1)
+    for said_table in results:
+        head, line = said_table.split(": ", 1)
         r, n = (int(x) for x in re.findall(r"\d+", head))
         assert head == f"🏁 Runde {r}, Tisch {n}"
         told = dict(part.rsplit(" ", 1) for part in line.split(" · "))
         assert {name: pts for name, pts in told.items() if not name.startswith("🤖")} == {
             names[s["player_id"]]: shown(Fraction(s["points_num"], s["points_den"]))
             for s in db.rows("SELECT * FROM tournament_score WHERE round_no = :r AND "
-                             "table_no = :n", r=r, n=n)}, text
+                             "table_no = :n", r=r, n=n)}, said_table
     assert [t.split("\n")[0] for t in said if t.startswith("🏆 Stand")] == [
         "🏆 Stand nach Runde 1 von 3:", "🏆 Stand nach Runde 2 von 3:"]
     assert all(t.startswith(("🏆", "🏁")) for t in bot_texts(fake, [GROUP])), said
