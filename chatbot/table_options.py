@@ -82,6 +82,9 @@ class TableOptions:
     # a lobby that starts by itself once this many people sit at it (an inline invitation
     # "for two"); ``None``: its opener starts it
     starts_at: int | None = None
+    # its chat was opened for this game alone (a Matrix room of ``!duell``): the bot leaves
+    # the chat once the game is over
+    one_game: bool = False
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any] | None, *, strict: bool = False
@@ -116,6 +119,7 @@ class TableOptions:
             in_private=bool(data.get("in_private")),
             no_again=bool(data.get("no_again")),
             starts_at=_count(data.get("starts_at")),
+            one_game=bool(data.get("one_game")),
             managers=tuple(m for m in data.get("managers") or ()
                            if isinstance(m, int) and not isinstance(m, bool)))
 
@@ -155,6 +159,8 @@ class TableOptions:
             out["no_again"] = True
         if self.starts_at is not None:
             out["starts_at"] = self.starts_at
+        if self.one_game:
+            out["one_game"] = True
         return out
 
     def but(self, **changes: Any) -> TableOptions:

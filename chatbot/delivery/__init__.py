@@ -18,6 +18,7 @@ platform: limits and what counts as a group are given by the adapter (``SendLimi
 
 from .claim import CHATS_PER_PASS, LEASE_SECONDS, Claim, ClaimingOutbox, Delivered, SendLimits
 from .items import (
+    LEAVE,
     THREAD_NAME,
     TOPIC,
     CannotPin,
@@ -35,7 +36,7 @@ from .send import SlotMessages, deliver, deliver_async, record
 from .worker import Worker
 
 __all__ = [
-    "CHATS_PER_PASS", "LEASE_SECONDS", "MAX_ATTEMPTS", "PER_CHAT", "CannotPin", "Claim",
+    "CHATS_PER_PASS", "LEASE_SECONDS", "LEAVE", "MAX_ATTEMPTS", "PER_CHAT", "CannotPin", "Claim",
     "ClaimingOutbox", "Item", "MessageGone", "Delivered", "OutboxStore", "Permanent", "Retry", "SendLimits",
     "SlotMessages", "THREAD_NAME", "TOPIC", "Transport", "Worker", "deliver", "deliver_async",
     "plan", "record", "topic_slot",

@@ -10,7 +10,8 @@ opens a new topic (Telegram's forum) or thread (Matrix: its root message) named 
 ``thread(chat, name)`` returns the new thread's id, kept as the row's message id and as the
 message of the row's slot (a transport that has none, or a chat that takes none, gives it up:
 the caller falls back). A ``thread_name`` row renames the topic or thread its slot names
-(``name_thread(chat, thread, name)``; nothing where the slot names none).
+(``name_thread(chat, thread, name)``; nothing where the slot names none). A ``leave`` row
+has the bot leave the chat (``leave(chat)``: a room opened for one game, after its last view).
 
 A person's private topic for a table (Telegram: a topic in their private chat with the bot)
 is the thread opened under the slot ``topic_slot(table)``: every row of that table to that
@@ -28,6 +29,7 @@ ACTIONS = ("delete", "pin", "unpin")
 DOCUMENT = "document"  # the action of a row that sends a file
 THREAD = "thread"  # the action of a row that opens a new topic or thread (its text: the name)
 THREAD_NAME = "thread_name"  # … that renames the one its slot names (its text: the new name)
+LEAVE = "leave"  # the action of a row after which the bot leaves the chat (a room of one game)
 TOPIC = "pt"  # the slot of a person's private topic for a table: ``pt<table>``
 
 
@@ -77,7 +79,7 @@ def plan(item: Item) -> str:
     """What delivering an item takes: ``keep`` (nothing), ``send``, ``edit`` or ``repost``;
     or its action (``delete``, ``pin``, ``unpin``; ``keep`` when the slot shows nothing;
     ``document``: a file sent)."""
-    if item.action in (DOCUMENT, THREAD):
+    if item.action in (DOCUMENT, THREAD, LEAVE):
         return item.action
     if item.action:
         return item.action if item.message_id is not None else "keep"

@@ -12,6 +12,7 @@ from typing import Any
 from .items import (
     ACTIONS,
     DOCUMENT,
+    LEAVE,
     THREAD,
     THREAD_NAME,
     AsyncTransport,
@@ -48,6 +49,8 @@ def deliver(store: OutboxStore, item: Item, transport: Transport) -> None:
             message_id = _thread(transport, item)
         elif action == THREAD_NAME:
             _name_thread(transport, item)
+        elif action == LEAVE:
+            _leave(transport, item)
         elif action == "send":
             message_id = transport.send(item.chat, item.text, item.rows)
         elif action == "edit":
@@ -87,6 +90,8 @@ async def deliver_async(item: Item,
             message_id = await _thread(transport, item)
         elif action == THREAD_NAME:
             await _name_thread(transport, item)
+        elif action == LEAVE:
+            await _leave(transport, item)
         elif action == "send":
             message_id = await transport.send(item.chat, item.text, item.rows)
         elif action == "edit":
@@ -173,6 +178,15 @@ def _name_thread(transport: Any, item: Item) -> Any:
     if call is None:
         raise Permanent("naming threads: not supported")
     return call(item.chat, item.message_id, item.text)
+
+
+def _leave(transport: Any, item: Item) -> Any:
+    """Leave a ``leave`` row's chat (a coroutine with an async transport); a transport that
+    leaves none gives the row up."""
+    call = getattr(transport, "leave", None)
+    if call is None:
+        raise Permanent("leaving chats: not supported")
+    return call(item.chat)
 
 
 def _later(coro: Any) -> None:

@@ -19,6 +19,7 @@ from storage.models import ProcessedUpdate
 
 from ..i18n import tr
 from ..service import ChatRef, Outcome, UserRef
+from .duels import DuelsMixin
 from .memory import PLATFORM
 from .render import (
     Intent,
@@ -48,8 +49,8 @@ _TAG = re.compile(r"<[^>]*>")
 log = logging.getLogger(__name__)
 
 
-class InputsMixin(MovesMixin):
-    """Text and reactions → service commands and presses."""
+class InputsMixin(MovesMixin, DuelsMixin):
+    """Text and reactions → service commands and presses (``!duell``: ``duels``)."""
 
     async def _on_text(self, room_id: str, event: RoomMessageText) -> None:
         content = event.source.get("content") or {}
@@ -172,6 +173,9 @@ class InputsMixin(MovesMixin):
                 await self._say(chat_ref, tr(lang, "mx.not_now"))
                 return
             intent = Intent("command", intent.name, intent.args)  # (no table: /start, /karten)
+        if intent.name == "duel":  # a room of its own for one game (``duels``)
+            await self._duel(chat_ref, user, content, intent.args, key, lang)
+            return
         await self._command(chat_ref, user, intent, key, lang)
 
     async def _choice(self, chat_ref: ChatRef, user: UserRef, key: str,

@@ -40,6 +40,7 @@ from ..delivery import (
     record,
 )
 from .files import FileSending
+from .leaving import RoomLeaving
 from .render import REACTIONS, choices, code_of, mentions, norm_key, reaction_for, render
 
 log = logging.getLogger(__name__)
@@ -55,9 +56,9 @@ _THREAD: contextvars.ContextVar[str | None] = contextvars.ContextVar("matrix_thr
                                                                      default=None)
 
 
-class MatrixTransport(FileSending):
+class MatrixTransport(FileSending, RoomLeaving):
     """The client-server API calls behind an outbox item, with Matrix's errors mapped (files:
-    ``files.FileSending``)."""
+    ``files.FileSending``; leaving a room: ``leaving.RoomLeaving``)."""
 
     def __init__(self, client: AsyncClient, install_id: str = "st",
                  on_forbidden: Callable[[str], None] | None = None,

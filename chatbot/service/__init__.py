@@ -25,14 +25,14 @@ from .core.queries import NotYourTable, TableSight, TableSnapshot
 from .core.registry import AdminRights, Command, Feature, PressPolicy, Where
 from .core.ticking import Due
 from .decks import CardSettings
-from .inline import InlineAnswer, InlineResult, inline_chat
+from .inline import DuelPlan, InlineAnswer, InlineResult, inline_chat
 from .league.service import LeaguePage
 from .league.standings import Board as LeagueBoard
 from .league.standings import Line as LeagueLine
 from .solo.replays import Replayed, round_name, where_text
 from .tournament.service import TournamentSight
 
-__all__ = ["AdminRights", "CPU_NAMES", "CardSettings", "FEATURES", "TIMEOUT_CHOICES", "Change", "ChatRef", "Command", "Due",
+__all__ = ["AdminRights", "CPU_NAMES", "CardSettings", "FEATURES", "TIMEOUT_CHOICES", "Change", "ChatRef", "Command", "DuelPlan", "Due",
            "Feature", "InlineAnswer", "InlineResult", "LeagueBoard", "LeagueLine", "LeaguePage", "NotYourTable", "Outcome", "PressInput",
            "PressPolicy", "Refusal",
            "Replayed", "Service", "Settings", "TableSight", "TableSnapshot", "TournamentSight",

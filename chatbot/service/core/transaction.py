@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 _QUEUED = "stammtisch_queued"  # Session.info key: rows to insert before commit, per model
 _TOUCHED = "stammtisch_touched"  # Session.info key: the tables the input changed, by id
+_LAST = "stammtisch_last"  # Session.info key: rows to insert after the queued ones, per model
 # Told to every process on PostgreSQL when (and only if) the transaction commits: the live
 # pages of the Mini App (chatbot/webapp/live.py) listen on this channel.
 _NOTIFY = text("SELECT pg_notify('stammtisch_tables', :ids)")
@@ -108,6 +109,11 @@ class Ctx:
         at commit: one bulk INSERT per model, in the order they were queued."""
         self.session.info.setdefault(_QUEUED, {}).setdefault(model, []).append(row)
 
+    def queue_last(self, model: type[SQLModel], row: dict[str, Any]) -> None:
+        """``queue``, but after every row of its kind this input queues, also later ones
+        (an outbox row that leaves a chat once its last view went out)."""
+        self.session.info.setdefault(_LAST, {}).setdefault(model, []).append(row)
+
 
 def _write_tables(session: Session, tables: Iterable[GameTable]) -> None:
     """Write the changed table rows with a Core ``UPDATE`` of the changed columns (the ones
@@ -132,6 +138,9 @@ def _write_queued(session: Session) -> None:
     SQLAlchemy's compiled cache keeps the statement); the ORM flushes its own changes at
     the commit; on PostgreSQL then notify the changed tables."""
     queued = session.info.pop(_QUEUED, None)
+    for model, rows in session.info.pop(_LAST, {}).items():
+        queued = queued or {}
+        queued.setdefault(model, []).extend(rows)
     touched = session.info.pop(_TOUCHED, None)
     if touched:
         _write_tables(session, touched.values())

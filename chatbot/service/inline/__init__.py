@@ -7,20 +7,26 @@ place: the chat is of the kind ``inline`` (``core.outgoing.ONE_MESSAGE``), which
 messages of its own. What a person must see alone comes to them as inline results only
 they see — their hand and their moves (``hands``) — as an alert ("my cards"), in the Mini
 App, and, where they have one, in their private chat with the bot. ``InlineService``
-(``service``) answers the adapters.
+(``service``) answers the adapters. On Matrix, ``!duell @person`` opens a room of its own for
+one game (``duel``).
 """
 
 from __future__ import annotations
 
-from ..core.registry import Button, Feature
-from . import invitation, texts  # noqa: F401  (texts: registers the room's texts)
+from ..core.events import GameFinished, TableClosed
+from ..core.registry import Button, Command, Feature
+from . import duel, invitation, texts  # noqa: F401  (texts: registers the room's texts)
+from .duel import DuelPlan
 from .offers import HEAD, InlineAnswer, InlineResult
 from .service import InlineService, help_lines, inline_chat, table_rows
 
 INLINE = Feature(
     "inline",
+    commands=(Command("duel", duel.command, "command.duel", names={"de": "duell"}),),
     buttons=(Button(HEAD, invitation.press, on_table=False),),
+    subscriptions=((GameFinished, duel.game_finished), (TableClosed, duel.table_closed)),
     hooks=(("table.rows", table_rows), ("help.lines", help_lines)),
 )
 
-__all__ = ["INLINE", "InlineAnswer", "InlineResult", "InlineService", "inline_chat"]
+__all__ = ["DuelPlan", "INLINE", "InlineAnswer", "InlineResult", "InlineService",
+           "inline_chat"]

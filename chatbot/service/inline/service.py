@@ -12,7 +12,8 @@ from ...i18n import pick_language, tr
 from ..core import outgoing, records
 from ..core.api import ChatRef, Outcome, Settings, UserRef
 from ..core.transaction import Ctx, Transactions
-from . import hands, invitation, offers
+from . import duel, hands, invitation, offers
+from .duel import DuelPlan
 from .offers import InlineAnswer, InlineResult
 
 PLATFORM_PREFIX = "inline:"  # an inline message's chat: ``inline:<inline_message_id>``
@@ -86,6 +87,20 @@ class InlineService:
         size not offered."""
         found = self.invitations(platform, user, game)
         return next((r for s, r in found if seats is None or s == seats), None)
+
+    def duel_plan(self, platform: str, user: UserRef, words: str,
+                  names: list[str]) -> DuelPlan:
+        """What ``!duell`` with the people ``names`` and ``words`` asks for (Matrix): the
+        game and the new room's name, or why not (no database is read)."""
+        return duel.plan(self.settings, platform, user, words, names)
+
+    def open_duel(self, room: ChatRef, user: UserRef, game: str, invited: int,
+                  update_key: str | None = None) -> Outcome:
+        """The table of a room the adapter opened for one game (``duel``): the opener
+        seated, started by itself once the ``invited`` have joined; left when it is over."""
+        def work(ctx: Ctx, chat: Chat, player: Player) -> Outcome:
+            return duel.open_table(ctx, chat, player, game, invited)
+        return self._run(room, user, update_key, work, Outcome(None), "command")  # type: ignore[attr-defined,no-any-return]
 
     def inline_chosen(self, platform: str, user: UserRef, result_id: str,
                       inline_message_id: str | None, update_key: str | None) -> Outcome:
