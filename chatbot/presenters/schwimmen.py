@@ -60,7 +60,7 @@ register({
     "sw.money.euro": NN_("{n} €", "{n} €"),
     "sw.money.matches": NN_("{n} match 🔥", "{n} matches 🔥"),
     "sw.currency.coins": N_("coins 🪙"),
-    "sw.currency.euro": N_("euros €"),
+    "sw.currency.euro": N_("€"),  # (a screen reader says "euro")
     "sw.currency.matches": N_("matches 🔥"),
     "sw.now_swims": N_("{name} is swimming now!"),
     "sw.eliminated": N_("{name} is out."),

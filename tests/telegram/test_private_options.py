@@ -80,7 +80,7 @@ def test_options_of_a_private_game_are_set_by_buttons(
     menu = _tap(fake, user, menu, "v1:0:0:g.schwimmen.2.o.1", "en")
     assert _label(menu, "v1:0:0:g.schwimmen.2.o.2") == "Currency: €"
     menu = _tap(fake, user, menu, "v1:0:0:g.schwimmen.2.o.2", "en")
-    assert _label(menu, "v1:0:0:g.schwimmen.2.o.0") == "Currency: 🔥"
+    assert _label(menu, "v1:0:0:g.schwimmen.2.o.0") == "Currency: matches 🔥"
     fake.press(user, user, menu["message_id"], "v1:0:0:g.schwimmen.2.anfaenger.go.2",
                language_code="en")
     table_id, table = _table(fake, user, menu)
