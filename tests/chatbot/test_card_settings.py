@@ -128,6 +128,11 @@ def test_another_persons_deck_does_not_touch_the_group_message(h: Harness) -> No
     assert not re.search("[⬛🟩🟥🟨🟦]", bob_text)
     alice_text = h.messages(private(ALICE))[-1].text
     assert CARD.search(alice_text) and re.search("[⬛🟩🟥🟦]", alice_text), alice_text
+    # "my cards" under the group's table: the alert in each person's own deck
+    alert = h.press(GROUP, ALICE, h.buttons(GROUP, table_id)["cards"])
+    assert alert.alert and re.search("[⬛🟩🟥🟦]", alert.text or ""), alert.text
+    alert = h.press(GROUP, BOB, h.buttons(GROUP, table_id)["cards"])
+    assert CARD.search(alert.text or "") and not re.search("[⬛🟩🟥🟨🟦]", alert.text or "")
 
 
 def test_every_card_has_its_spoken_name_in_german_and_english() -> None:

@@ -11,6 +11,7 @@ from storage.models import GameTable, Player, Seat
 
 from ...i18n import tr
 from ...presenters import presenter
+from ...presenters.cards import styled
 from ...table_options import TableOptions
 from . import languages, outgoing, play, records, seating, tables, turn_clock
 from .api import Outcome, Refusal, UserRef
@@ -166,7 +167,8 @@ def cards(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: U
     lines = presenter(table.game).private_lines(model.engine_state, seat.seat_no, ctx.lang)
     if model.game.to_act(model.engine_state) == seat.seat_no:
         lines.append(tr(ctx.lang, "your_turn"))
-    return Outcome("\n".join(lines) or tr(ctx.lang, "ok"), alert=True, table_id=table.id)
+    return Outcome(styled("\n".join(lines), player.deck) or tr(ctx.lang, "ok"), alert=True,
+                   table_id=table.id)  # (in the person's deck: /karten)
 
 
 def back(ctx: Ctx, table: GameTable, seats: list[Seat], player: Player, user: UserRef,

@@ -502,7 +502,9 @@ async function askSelection() {
 }
 
 function onBack() {
-  if (replayOpen()) {
+  if ($("deck").open) {
+    $("deck").close(); // (Telegram's back button closes the choice of cards)
+  } else if (replayOpen()) {
     closeReplay();
   } else if (S.selected.length) {
     S.selected = [];
