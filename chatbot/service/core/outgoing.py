@@ -201,12 +201,13 @@ def plays_in_private(table: GameTable) -> bool:
 
 
 def _each_person(ctx: Ctx, chat: Chat, table: GameTable,
-                 text_in: Callable[[str], str | None]) -> None:
-    """A table's message to each seated person's private chat (in their language); on a
-    long clock not into their quiet hours, unless they made it happen themselves."""
+                 text_in: Callable[[str], str | None], but: int | None = None) -> None:
+    """A table's message to each seated person's private chat (in their language; not to the
+    player ``but``, who is told in their own words); on a long clock not into their quiet
+    hours, unless they made it happen themselves."""
     for seat in records.seats(ctx.session, table):
         person = records.get_player(ctx.session, seat.player_id) if seat.player_id \
-            and not seat.is_cpu else None
+            and not seat.is_cpu and seat.player_id != but else None
         if person is None or not person.private_chat_id or ctx.input_chat != \
                 person.private_chat_id and quiet_hours.spared(person, table.turn_timeout, ctx.now):
             continue
@@ -215,14 +216,15 @@ def _each_person(ctx: Ctx, chat: Chat, table: GameTable,
             queue(ctx, chat.platform, person.private_chat_id, table.id, None, False, text, [])
 
 
-def announce(ctx: Ctx, table: GameTable, key: str, **values: Any) -> None:
+def announce(ctx: Ctx, table: GameTable, key: str, but: int | None = None,
+             **values: Any) -> None:
     """A one-off message in the table's chat (and nowhere hidden cards could show); of a
-    table played in private chats, to each of its people."""
+    table played in private chats, to each of its people but the player ``but``."""
     chat = records.get_chat(ctx.session, table.chat_id)
     if chat is None:
         return
     if plays_in_private(table) or chat.kind == ONE_MESSAGE:
-        _each_person(ctx, chat, table, lambda lang: tr(lang, key, **values))
+        _each_person(ctx, chat, table, lambda lang: tr(lang, key, **values), but)
     else:
         say(ctx, chat, tr(languages.language(ctx, chat), key, **values), thread=table.thread_id)
 

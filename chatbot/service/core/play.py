@@ -219,12 +219,13 @@ def cpu_turn(ctx: Ctx, table: GameTable, seats: list[Seat], timed_out: bool,
     actor = "cpu" if seat.is_cpu else ("timeout" if timed_out else "away")
     if timed_out and not seat.is_cpu:
         seat.timeouts += 1
-        outgoing.announce(ctx, table, "timed_out", name=seat.name)
         long_clock = table.turn_timeout >= quiet_hours.LONG_CLOCK
         person = records.get_player(ctx.session, seat.player_id) if long_clock else None
+        told = person.id if person is not None else None  # (in their own words, below)
+        outgoing.announce(ctx, table, "timed_out", but=told, name=seat.name)
         if seat.timeouts >= 2 and not seat.away:
             seat.away = True
-            outgoing.announce(ctx, table, "now_away", name=seat.name)
+            outgoing.announce(ctx, table, "now_away", but=told, name=seat.name)
             personal.tell_person(ctx, table, person, "clock.you_are_away")
         else:  # (on a long clock the person is told privately what happened)
             personal.tell_person(ctx, table, person, "clock.you_timed_out")
