@@ -7,9 +7,10 @@ hands to ``Telegram.WebApp.shareMessage``: the person picks a chat and the invit
 posted there "via" the bot, as if chosen from ``@bot``'s list.
 
 Signed like every API request (``server.make_app`` hands its check in); strict parameters
-(400 before anything is asked). Where the adapter gives no way to prepare messages, 404;
-where inline mode is off for the bot (``Settings.inline_mode``), 409 with the text that says
-how to turn it on; a refusal by Telegram, 502.
+(400 before anything is asked). Where the adapter gives no way to prepare messages, or
+inline mode is off for the bot (``Settings.inline_mode``), the ``GET`` (which every table's
+page asks) lists no offers and says why; the ``POST`` answers 404 or 409 (with the text
+that says how to turn it on); a refusal by Telegram, 502.
 """
 
 from __future__ import annotations
@@ -80,8 +81,12 @@ def add_invite_routes(app: web.Application, service: Service,
         if len(names) != len(set(names)) or any(n not in ("g", "initData") for n in names):
             raise web.HTTPBadRequest(text="parameters: g, once")
         game = _game(request.query.get("g"))
-        available(user)
         lang = language(user)
+        try:
+            available(user)
+        except web.HTTPException as none:  # (asked by every page: no offers, not an error)
+            return web.json_response({"game": game, "offers": [], "why": json.loads(
+                none.text or "{}").get("text", "")}, dumps=_dumps)
         found = service.invitations(PLATFORM, _person(user), game)
         return web.json_response({
             "game": game,

@@ -3,7 +3,8 @@ server) with the Telegram adapter's real ``savePreparedInlineMessage`` call agai
 Bot API: ``GET api/invite?g=<game>`` lists what ``@bot`` offers for the game in the person's
 language, ``POST api/invite`` answers the id of a prepared inline message holding the same
 invitation (its "Join" button) for that person; strict parameters, signed, ``no-store``;
-404 where no adapter prepares messages, 409 with the way to turn inline mode on where it is
+no offers (the page asks on every load) and on POST 404 where no adapter prepares messages,
+409 with the way to turn inline mode on where it is
 off, 502 when Telegram refuses. (No database is read: invitations need no table yet.)"""
 
 from __future__ import annotations
@@ -120,9 +121,10 @@ def test_invitations_refuse_bad_requests_strangers_to_telegram_and_a_bot_without
         assert fake.prepared_messages() == {}
 
         service.settings.inline_mode = False  # (getMe said so at start)
-        status, got = await _call(client, "GET", "invite?g=scat")
+        status, got = await _call(client, "GET", "invite?g=scat")  # (every page asks)
+        assert status == 200 and got["offers"] == [] and "/setinline" in got["why"]
+        status, got = await _call(client, "POST", "invite", body={"game": "scat"})
         assert status == 409 and "/setinline" in got["text"]
-        assert (await _call(client, "POST", "invite", body={"game": "scat"}))[0] == 409
 
     _run(service, fake, scenario)
 
@@ -133,7 +135,9 @@ def test_a_server_without_a_way_to_prepare_messages_offers_no_invitations(
 
     async def scenario(client: TestClient) -> None:
         status, got = await _call(client, "GET", "invite?g=scat")
+        assert status == 200 and got == {"game": "scat", "offers": [],
+                                         "why": "Einladungen gibt es hier nicht."}
+        status, got = await _call(client, "POST", "invite", body={"game": "scat"})
         assert status == 404 and got["error"] == "no invitations"
-        assert (await _call(client, "POST", "invite", body={"game": "scat"}))[0] == 404
 
     _run(service, None, scenario)
