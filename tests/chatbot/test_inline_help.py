@@ -6,7 +6,7 @@ nobody could; a platform without inline mode (Matrix) says neither."""
 from __future__ import annotations
 
 from chatbot.service import ChatRef, UserRef
-from tests.chatbot.service.harness import P, Harness, private
+from tests.chatbot.service.harness import Harness, P, private
 
 ANNA = UserRef("5301", "Anna", language="de")
 BEN = UserRef("5302", "Ben", language="en")

@@ -97,8 +97,11 @@ class Person:
         resp = await self.client.login(self.password, device_name="test")
         assert isinstance(resp, LoginResponse), resp
         self.client.add_response_callback(self._on_sync, SyncResponse)  # type: ignore[arg-type]
-        self._task = asyncio.create_task(self.client.sync_forever(timeout=3000,
-                                                                  full_state=True))
+        # every event of a busy interval: a sync's timeline holds 10 events by default and
+        # skips the older ones (a "limited" timeline) - an edit among them would be lost
+        whole = {"room": {"timeline": {"limit": 500}}}
+        self._task = asyncio.create_task(self.client.sync_forever(
+            timeout=3000, full_state=True, sync_filter=whole, first_sync_filter=whole))
         return self
 
     async def stop(self) -> None:
