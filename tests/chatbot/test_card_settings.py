@@ -107,11 +107,20 @@ def test_a_four_colour_deck_marks_every_card_of_the_persons_views(h: Harness) ->
     # the button data stay the engine's codes: pressing one plays the move
     out = h.press(chat, ALICE, swaps[0][1])
     assert out.ok, out.text
-    # the classic deck again: the symbols as before
+    # the classic deck again: the running table is drawn anew at once, the symbols as before
+    moves = len(h.moves(table_id))
+
+    def table_view() -> str:
+        return [m for m in h.messages(chat) if f":{table_id}:" in "".join(
+            d for r in m.rows for _, d in r)][-1].text
+
+    assert re.search("[⬛🟩🟥🟨]", table_view())
     h.command(chat, ALICE, "karten", "normal")
-    h.command(chat, ALICE, "new", "schwimmen 2 anfaenger")
-    last = h.messages(chat)[-1]
-    assert not re.search("[⬛🟩🟥🟨🟦]", last.text)
+    assert CARD.search(table_view()) and not re.search("[⬛🟩🟥🟨🟦]", table_view())
+    h.press(chat, ALICE, [d for m in h.messages(chat) for r in m.rows for _, d in r
+                          if d.endswith(":deck.poker")][-1])
+    assert "🟦" in table_view() or "🟩" in table_view()
+    assert len(h.moves(table_id)) == moves  # (drawn anew: nothing played)
 
 
 def test_another_persons_deck_does_not_touch_the_group_message(h: Harness) -> None:

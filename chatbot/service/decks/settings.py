@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from storage.models import Chat, Player
+from sqlmodel import col, select
+
+import fsm
+from storage.models import Chat, GameTable, Player, Seat
 
 from ... import buttons
 from ...i18n import N_, register, tr
@@ -69,10 +72,24 @@ def command(ctx: Ctx, chat: Chat, player: Player, user: UserRef, args: str) -> O
                 raise Refusal(tr(ctx.lang, "deck.bad", word=word[:30]), alert=False)
         for word in words:
             _apply(player, *WORDS[word])
+        redraw(ctx, player)
         _show(ctx, chat, player, fresh=True)
         return Outcome(tr(ctx.lang, "deck.saved"))
     _show(ctx, chat, player, fresh=True)
     return Outcome(None)
+
+
+def redraw(ctx: Ctx, player: Player) -> None:
+    """The person's running tables drawn anew in their private chat, in the deck they chose
+    (each table locked as a move locks it: the view is drawn from its newest state)."""
+    ids = ctx.session.exec(select(GameTable.id).join(Seat, col(Seat.table_id) == GameTable.id)
+                           .where(Seat.player_id == player.id,
+                                  col(GameTable.fsm_state).in_(fsm.PLAYING))).all()
+    for table_id in sorted(set(ids)):
+        table, seats = records.lock_table_seats(ctx.session, table_id)
+        if table is not None and table.fsm_state in fsm.PLAYING:
+            outgoing.emit(ctx, table, seats, records.model(table, seats), repost=False,
+                          group=False)
 
 
 def _apply(player: Player, deck: str | None, large: bool | None) -> None:
@@ -103,6 +120,7 @@ def press(ctx: Ctx, chat: Chat, player: Player, user: UserRef, code: str) -> Out
     what = code.partition(".")[2]
     if what in DECKS:
         player.deck = what
+        redraw(ctx, player)
     elif what == "large":
         player.large_cards = not player.large_cards
     else:
@@ -131,7 +149,10 @@ class DeckService:
         got: list[CardSettings] = []
 
         def work(ctx: Ctx, chat: Chat, player: Player) -> Outcome:
+            before = player.deck
             _apply(player, deck, large)
+            if player.deck != before:
+                redraw(ctx, player)
             got.append(settings_of(player))
             return Outcome(None)
 
