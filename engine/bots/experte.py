@@ -19,7 +19,10 @@ engine under load gives each decision less time — but never below ``MIN_BUDGET
 the Experte is still as strong as the 2026 one at 1 s: docs/arena.md) or after a fixed number
 of sampled worlds
 (``playouts=``: deterministic, for tests). The clock is a parameter of the bot object
-(``clock=time.perf_counter``); the engine's game modules stay clock-free.
+(``clock=``; by default ``work_clock()`` for each decision: the CPU time the thinking thread
+spent on it, or a third of the real time if that is more — on a busy machine a decision gets
+the work its budget buys, in at most three times the budget); the engine's game modules stay
+clock-free.
 
 The per-game parts (``sample_world``, the playout policy, the outcome) live in the game's
 ``engine/bots/<game>_experte.py`` module as a ``GameSearch`` subclass.
@@ -56,6 +59,21 @@ def _no_load() -> float:
 LOAD: Callable[[], float] = _no_load
 KEEP_Z = 1.5  # another move than the prior's needs to be better by this many standard errors
 POOL = 400  # particles (weighted worlds) of a particle filter per second of time budget
+
+
+WALL_FACTOR = 3.0  # a decision thinks at most this many times its budget in real time
+
+
+def work_clock(wall_factor: float = WALL_FACTOR) -> Callable[[], float]:
+    """A clock for one decision, from 0: the seconds of CPU the calling thread has spent since,
+    or the real seconds since divided by ``wall_factor`` if that is more. A budget on this
+    clock buys the same search on an idle and on a busy machine (where the thread gets less
+    than a core), but never takes more than ``wall_factor`` times the budget."""
+    cpu0, wall0 = time.thread_time(), time.perf_counter()
+
+    def now() -> float:
+        return max(time.thread_time() - cpu0, (time.perf_counter() - wall0) / wall_factor)
+    return now
 
 
 class GameSearch:
@@ -106,12 +124,13 @@ class Experte:
     game_id = ""
 
     def __init__(self, budget: float | None = None, load: float | Callable[[], float] | None = None,
-                 playouts: int | None = None, clock: Callable[[], float] = time.perf_counter,
+                 playouts: int | None = None, clock: Callable[[], float] | None = None,
                  search: GameSearch | None = None) -> None:
         self.budget = budget
         self.load = load
         self.playouts = playouts
         self.clock = clock
+        self._clock: Callable[[], float] = clock or time.perf_counter  # this decision's
         self.search = search if search is not None else self.search_class()
         self.last_stats: dict[str, Any] = {}
         self._proposals = 0
@@ -138,7 +157,7 @@ class Experte:
     def _search(self, obs: Any, cands: Sequence[Action], rng: random.Random) -> Action:
         search = self.search
         seat = obs.seat
-        clock = self.clock
+        clock = self._clock = self.clock or work_clock()
         start = clock()
         limit = self.playouts
         deadline = start + self.time_budget() * 0.92 if limit is None else math.inf
@@ -213,7 +232,7 @@ class Experte:
             target, until = 4 * self.playouts, math.inf
         else:
             target, until = 400, start + (deadline - start) * 0.25
-        clock = self.clock
+        clock = self._clock
         while len(pool) < target and (len(pool) < 8 or clock() < until):
             world = search.sample_world(obs, rng)
             pool.append(world)

@@ -131,6 +131,32 @@ def test_experte_under_load_thinks_at_least_its_minimum_budget():
     assert bot_class(budget=0.05, load=32.0).time_budget() == pytest.approx(0.05)  # less: whole
 
 
+def test_experte_clock_counts_the_work_done_but_at_least_a_third_of_real_time(monkeypatch):
+    cpu, wall = [10.0], [100.0]
+    monkeypatch.setattr(E.time, "thread_time", lambda: cpu[0])
+    monkeypatch.setattr(E.time, "perf_counter", lambda: wall[0])
+    clock = E.work_clock()
+    assert clock() == 0.0
+    cpu[0], wall[0] = 10.2, 100.25  # an idle core: the thread's CPU time
+    assert clock() == pytest.approx(0.2)
+    cpu[0], wall[0] = 10.21, 101.0  # a busy machine: a third of the real time if more
+    assert clock() == pytest.approx(1.0 / E.WALL_FACTOR)
+
+
+def test_experte_thinks_on_a_fresh_work_clock_for_each_decision():
+    game = GAMES["schwimmen"]
+    state = positions("schwimmen", seed=41, count=1)[0]
+    obs = game.observation(state, game.to_act(state))
+    bot = type(get_bot("schwimmen", EXPERTE))(budget=0.02, load=1.0)
+    assert bot.clock is None
+    clocks = []
+    for seed in (1, 2):
+        bot.choose(obs, random.Random(seed))
+        clocks.append(bot._clock)
+    assert bot.clock is None and clocks[0] is not clocks[1]  # a clock of its own each
+    assert all(c.__qualname__.startswith("work_clock") for c in clocks)
+
+
 def test_experte_budget_defaults_and_module_settings(monkeypatch):
     bot = get_bot("schwimmen", EXPERTE)
     assert bot.time_budget() == pytest.approx(E.BUDGET)
