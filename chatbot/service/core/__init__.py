@@ -9,7 +9,8 @@ only rungs below it (kept by an import-linter contract in ``pyproject.toml``), b
    ``cpu`` (deciding CPU moves, the thinking pool)
 3. ``records`` (the rows an input works on: chats, people, tables, seats; a table's machine,
    options, version and move log), then ``languages`` (the language of each chat's and
-   person's messages, resolved once per input)
+   person's messages, resolved once per input), then ``mini_app`` (the Mini App's buttons
+   under the chat's messages)
 4. ``outgoing`` (views and announcements into the outbox), ``queries`` (reading tables
    outside an input)
 5. ``turn_clock`` (a table's next deadline, the turn's reminders), ``history`` (the round's

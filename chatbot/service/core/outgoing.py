@@ -16,15 +16,14 @@ from sqlmodel import Session, col, or_, select
 import fsm
 from storage.models import Chat, GameTable, MessageSlot, Outbox, Player, Seat
 
-from ... import buttons
-from ...i18n import N_, register, tr
+from ...i18n import tr
 from ...presenters import presenter
+from ...presenters.cards import styled
 from ...views import in_deck, render_private, render_table
 from . import languages, quiet_hours, records
+from .mini_app import Rows, with_app
 from .transaction import Ctx
 
-Rows = list[list[tuple[str, str]]]
-register({"wa.open": N_("🃏 Open table"), "wa.page": N_("📊 Table")})
 BURIED_AFTER = 5  # messages below a group table (not pinned) before its next view reposts it
 _PLAYING = (fsm.DEALING, fsm.EXCHANGE, fsm.TURN, fsm.FINAL_ROUND, fsm.SHOWDOWN, fsm.PAYOUT)
 # A chat that is one message (a Telegram inline message, posted "via" the bot into a chat it
@@ -203,15 +202,15 @@ def plays_in_private(table: GameTable) -> bool:
 def _each_person(ctx: Ctx, chat: Chat, table: GameTable,
                  text_in: Callable[[str], str | None], but: int | None = None) -> None:
     """A table's message to each seated person's private chat (in their language; not to the
-    player ``but``, who is told in their own words); on a long clock not into their quiet
-    hours, unless they made it happen themselves."""
+    player ``but``); on a long clock not into their quiet hours, unless they made it happen."""
     for seat in records.seats(ctx.session, table):
         person = records.get_player(ctx.session, seat.player_id) if seat.player_id \
             and not seat.is_cpu and seat.player_id != but else None
         if person is None or not person.private_chat_id or ctx.input_chat != \
                 person.private_chat_id and quiet_hours.spared(person, table.turn_timeout, ctx.now):
             continue
-        text = text_in(languages.person_language(ctx, chat.platform, person))
+        text = styled(text_in(languages.person_language(ctx, chat.platform, person)) or "",
+                      person.deck)  # (each in their own deck)
         if text:
             queue(ctx, chat.platform, person.private_chat_id, table.id, None, False, text, [])
 
@@ -226,7 +225,16 @@ def announce(ctx: Ctx, table: GameTable, key: str, but: int | None = None,
     if plays_in_private(table) or chat.kind == ONE_MESSAGE:
         _each_person(ctx, chat, table, lambda lang: tr(lang, key, **values), but)
     else:
-        say(ctx, chat, tr(languages.language(ctx, chat), key, **values), thread=table.thread_id)
+        say(ctx, chat, _owners(ctx, table, tr(languages.language(ctx, chat), key, **values)),
+            thread=table.thread_id)
+
+
+def _owners(ctx: Ctx, table: GameTable, text: str) -> str:
+    """A private table's text in its person's deck (a group's in the classic one)."""
+    seat = next((s for s in records.seats(ctx.session, table) if not s.is_cpu), None) \
+        if table.is_private else None
+    person = records.get_player(ctx.session, seat.player_id) if seat is not None else None
+    return styled(text, person.deck) if person is not None else text
 
 
 def announce_result(ctx: Ctx, table: GameTable, seats: list[Seat],
@@ -245,7 +253,7 @@ def announce_result(ctx: Ctx, table: GameTable, seats: list[Seat],
     lines = presenter(table.game).result_lines(model.engine_state, names,
                                                languages.language(ctx, chat), table.options)
     if lines:
-        say(ctx, chat, "\n".join(lines), thread=table.thread_id)
+        say(ctx, chat, _owners(ctx, table, "\n".join(lines)), thread=table.thread_id)
 
 
 def is_out(table: GameTable, model: fsm.TableModel, seat_no: int) -> bool:
@@ -287,40 +295,6 @@ def mention(platform: str, player: Player | None, seat: Seat) -> str:
     if platform == "matrix":  # a pill (the adapter adds m.mentions)
         return f"[{seat.name}](https://matrix.to/#/{player.external_id})"
     return seat.name
-
-
-def with_app(ctx: Ctx, chat: Chat, table: GameTable, rows: Rows, lang: str,
-              private: bool) -> Rows:
-    """The chat keyboard plus "🃏 Open table" while the game runs, where the Mini App is set
-    up (Telegram): a ``web_app`` button privately, a direct Mini App link in groups (where
-    ``web_app`` buttons are not allowed), both naming the table by its token. The chat's own
-    buttons stay as they are."""
-    settings = ctx.settings
-    if chat.platform != "telegram" or settings.webapp_page is None \
-            or table.fsm_state not in fsm.PLAYING:
-        return rows
-    key = table.token or str(table.id)  # (every table has its token; an id opens for seats)
-    if private:
-        data = buttons.web_app(settings.webapp_page(key))
-    elif settings.webapp_link is not None:
-        data = buttons.link(settings.webapp_link(key))
-    else:
-        return rows
-    return [*rows, [(tr(lang, "wa.open"), data)]]
-
-
-def app_page(ctx: Ctx, chat: Chat, page: str, lang: str) -> Rows:
-    """A row with "📊 Table" opening a page of the Mini App (``page``, its start parameter:
-    ``tn<id>`` a tournament, ``lg`` or ``lg-<game>`` the league) where it is set up
-    (Telegram): a ``web_app`` button privately, a direct Mini App link in groups; else none."""
-    settings = ctx.settings
-    if chat.platform != "telegram":
-        return []
-    url = settings.webapp_start_page if chat.kind == "private" else settings.webapp_start_link
-    if url is None:
-        return []
-    make = buttons.web_app if chat.kind == "private" else buttons.link
-    return [[(tr(lang, "wa.page"), make(url(page)))]]
 
 
 def emit(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel,

@@ -13,7 +13,7 @@ from storage.models import Chat, GameTable, MessageSlot, Player, Seat
 from ...delivery import TOPIC, topic_slot
 from ...i18n import tr
 from ...views import render_private
-from . import languages, outgoing, records
+from . import languages, mini_app, outgoing, records
 from .transaction import Ctx
 
 
@@ -76,7 +76,7 @@ def remind_privately(ctx: Ctx, table: GameTable, seats: list[Seat], seat: Seat,
     else:
         return  # nowhere private to write: the group's mention must do
     outgoing.queue(ctx, chat.platform, target, table.id, slot, True, f"{header}\n{view.text}",
-          outgoing.with_app(ctx, chat, table, view.rows, lang, True), fresh=True)
+          mini_app.with_app(ctx, chat, table, view.rows, lang, True), fresh=True)
 
 
 def tell_person(ctx: Ctx, table: GameTable, player: Player | None, key: str,

@@ -14,7 +14,7 @@ from storage.models import Chat, ChatMember, DailyEntry, LeagueMember, Player
 
 from ...i18n import N_, register, tr
 from ...presenters import PRESENTERS
-from ..core import languages, outgoing
+from ..core import languages, mini_app, outgoing
 from ..core.api import Outcome, Refusal, Settings, UserRef
 from ..core.registry import Registry
 from ..core.transaction import Ctx
@@ -73,7 +73,7 @@ def _game(ctx: Ctx, words: str, args: str) -> str:
 
 def _say(ctx: Ctx, chat: Chat, text: str, page: str | None = None) -> Outcome:
     """The answer; with ``page``, "📊 Table" under it opens that page of the Mini App."""
-    rows = outgoing.app_page(ctx, chat, page, languages.language(ctx, chat)) if page else []
+    rows = mini_app.app_page(ctx, chat, page, languages.language(ctx, chat)) if page else []
     outgoing.say(ctx, chat, text, rows, fresh=True)
     return Outcome(None)
 

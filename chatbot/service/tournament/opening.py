@@ -16,7 +16,7 @@ from ... import buttons
 from ...durations import clock_label
 from ...i18n import N_, register, tr
 from ...presenters import presenter
-from ..core import languages, organisers, outgoing, records, typed_times
+from ..core import languages, mini_app, organisers, outgoing, records, typed_times
 from ..core.api import Outcome, Refusal, UserRef
 from ..core.transaction import Ctx
 from . import entries, rounds, texts
@@ -124,7 +124,7 @@ def show(ctx: Ctx, chat: Chat, tournament: Tournament, fresh: bool = False) -> N
     elif tournament.state == "running":
         rows.append([(tr(lang, "tn.leave"), buttons.encode(0, 0, key % "l"))] if not open_
                     else [])
-    rows = [r for r in rows if r] + outgoing.app_page(ctx, chat, f"tn{tournament.id}", lang)
+    rows = [r for r in rows if r] + mini_app.app_page(ctx, chat, f"tn{tournament.id}", lang)
     outgoing.say(ctx, chat, text, rows, slot=rounds_slot(tournament), fresh=fresh,
                  thread=tournament.thread_id)
 

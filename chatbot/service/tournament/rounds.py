@@ -20,7 +20,7 @@ from storage.models import Chat, GameTable, Seat, Tournament, TournamentScore, T
 from ...i18n import tr
 from ...presenters import presenter
 from ...table_options import cpu_names
-from ..core import languages, outgoing, play, ranking, records, tables
+from ..core import languages, mini_app, outgoing, play, ranking, records, tables
 from ..core.events import GameFinished, TableClosed
 from ..core.transaction import Ctx
 from . import entries, pairing, texts
@@ -313,7 +313,7 @@ def show_standings(ctx: Ctx, chat: Chat, tournament: Tournament, final: bool = F
     lang = languages.language(ctx, chat)
     rows = entries.current_standings(ctx.session, tournament)
     outgoing.say(ctx, chat, texts.standings(tournament, rows, lang, final=final),
-                 outgoing.app_page(ctx, chat, f"tn{tournament.id}", lang),
+                 mini_app.app_page(ctx, chat, f"tn{tournament.id}", lang),
                  slot=f"{slot(tournament)}s", fresh=True, thread=tournament.thread_id)
     outgoing.act(ctx, chat, None, placed(f"{slot(tournament)}s", tournament.thread_id), "pin",
                  tournament.thread_id)
