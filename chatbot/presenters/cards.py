@@ -70,6 +70,11 @@ def styled(text: str, deck: str | None) -> str:
     return _CARD.sub(lambda m: m.group(0) + squares[m.group(2)], text)
 
 
+def has_cards(text: str) -> bool:
+    """Whether a chat text shows any card (``Q♠``)."""
+    return _CARD.search(text) is not None
+
+
 def plain(text: str) -> str:
     """A styled text's cards back as the classic symbols (what a typed answer is matched by)."""
     return _SQUARE.sub("", text)

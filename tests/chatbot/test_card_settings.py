@@ -16,8 +16,8 @@ from sqlmodel import Session
 from chatbot.matrix.render import Intent, card_of_label, cards_of_label, choice_items, parse
 from chatbot.presenters.cards import card_name, plain, styled
 from chatbot.service import ChatRef, UserRef
-from storage.models import GameTable
 from engine.cards import CARDS, RANK_NAMES_DE, SUIT_NAMES_DE
+from storage.models import GameTable
 from tests.chatbot.service.harness import ALICE, BOB, GROUP, Harness, new_private_game, private
 from tests.conftest import FakeClock
 
@@ -175,3 +175,20 @@ def test_matrix_karten_is_my_cards_at_a_table_and_the_deck_with_words() -> None:
     assert card_of_label("✅7♠🟩") == "7♠" and cards_of_label("7♠⬛ 7♥🟥") == ["7♠", "7♥"]
     assert plain(styled("Q♦ ⇄ 10♣", "poker")) == "Q♦ ⇄ 10♣"
     assert styled("Q♦ ⇄ 10♣", "poker") == "Q♦🟦 ⇄ 10♣🟩"
+
+
+def test_a_private_rounds_summary_shows_the_persons_deck(h: Harness) -> None:
+    chat = private(ALICE)
+    h.command(chat, ALICE, "start")
+    h.command(chat, ALICE, "karten", "turnier")
+    table_id = new_private_game(h)
+    for _ in range(40):  # Alice knocks (or swaps) until the round is over
+        if "next" in h.buttons(chat, table_id) or h.table(table_id).fsm_state == "finished":
+            break
+        moves = h.buttons(chat, table_id)
+        code = "knock" if "knock" in moves else next(c for c in moves if c.startswith("swap."))
+        assert h.press(chat, ALICE, moves[code]).ok
+    summary = [m.text for m in h.messages(chat) if " = " in m.text][-1]
+    assert CARD.search(summary), summary
+    for m in CARD.finditer(summary):
+        assert summary[m.end()] in "⬛🟩🟥🟨", summary

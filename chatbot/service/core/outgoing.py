@@ -18,7 +18,7 @@ from storage.models import Chat, GameTable, MessageSlot, Outbox, Player, Seat
 
 from ...i18n import tr
 from ...presenters import presenter
-from ...presenters.cards import styled
+from ...presenters.cards import has_cards, styled
 from ...views import in_deck, render_private, render_table
 from . import languages, quiet_hours, records
 from .mini_app import Rows, with_app
@@ -229,10 +229,11 @@ def announce(ctx: Ctx, table: GameTable, key: str, but: int | None = None,
             thread=table.thread_id)
 
 
-def _owners(ctx: Ctx, table: GameTable, text: str) -> str:
+def _owners(ctx: Ctx, table: GameTable, text: str, seats: list[Seat] | None = None) -> str:
     """A private table's text in its person's deck (a group's in the classic one)."""
-    seat = next((s for s in records.seats(ctx.session, table) if not s.is_cpu), None) \
-        if table.is_private else None
+    if not table.is_private or not has_cards(text):
+        return text
+    seat = next((s for s in seats or records.seats(ctx.session, table) if not s.is_cpu), None)
     person = records.get_player(ctx.session, seat.player_id) if seat is not None else None
     return styled(text, person.deck) if person is not None else text
 
@@ -253,7 +254,7 @@ def announce_result(ctx: Ctx, table: GameTable, seats: list[Seat],
     lines = presenter(table.game).result_lines(model.engine_state, names,
                                                languages.language(ctx, chat), table.options)
     if lines:
-        say(ctx, chat, _owners(ctx, table, "\n".join(lines)), thread=table.thread_id)
+        say(ctx, chat, _owners(ctx, table, "\n".join(lines), seats), thread=table.thread_id)
 
 
 def is_out(table: GameTable, model: fsm.TableModel, seat_no: int) -> bool:
