@@ -215,6 +215,8 @@ def verdict(f: dict[str, Any]) -> str:
         return "stronger"
     if hi < f["equal"]:
         return "weaker"
+    if f["half"] > TARGET:  # an interval this wide says nothing either way
+        return f"undecided (±{100 * f['half']:.0f} points, not yet ±{100 * TARGET:.0f})"
     return "as strong (within the interval)"
 
 
