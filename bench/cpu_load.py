@@ -5,7 +5,8 @@
 One real bot process (``stammtisch telegram``) against the fake Bot API server, SQLite. Besides
 ``--tables`` private Schwimmen tables against one Anfänger, K private tables against two
 Experte players are kept thinking: a keeper presses the person's move there as soon as one is
-offered, so the Experte's turns (``EXPERTE_BUDGET`` 1 s each) follow each other. Meanwhile
+offered, so the Experte's turns (``EXPERTE_BUDGET`` each, the default 0.3 s unless the
+environment sets it) follow each other. Meanwhile
 presses at ``--rate`` a second go to the Anfänger tables, and their latency (update handed to
 the bot → its answer) is measured, as in ``bench/telegram.py``'s steady case. Each K runs twice
 in the same run: the Experte thinking on threads of the bot's process (``CPU_WORKERS=0``, as

@@ -93,6 +93,16 @@ def tab_to(page: Page, target: str, back: bool = False, limit: int = 40) -> list
     raise AssertionError(f"{target} not reached by the keyboard: {passed}")
 
 
+def first_box(page: Page, selector: str) -> dict[str, float]:
+    """The box of the first element ``selector`` finds, once it is drawn (read in the page in
+    one go: the live stream may draw the hand anew between finding an element and measuring
+    it, and a replaced element has no box)."""
+    return page.wait_for_function("""sel => {
+        const e = document.querySelector(sel), r = e && e.getBoundingClientRect();
+        return r && r.width > 0 ? {x: r.x, y: r.y, width: r.width, height: r.height} : null;
+    }""", arg=selector).json_value()  # type: ignore[no-any-return]
+
+
 def play_by_keyboard(page: Page, cards: list[str]) -> list[str]:
     """Select each card with the space bar (reached by Tab), then Shift+Tab to the page's Play
     button and Enter; the stops passed."""
@@ -153,11 +163,16 @@ def test_a_run_fast_play_by_keyboard_and_the_others_moves_read_out(
     page.locator("#title").focus()
     first = can[0]
     tab_to(page, f"card:{first}")
-    focus_ring = page.locator(f'.card[data-code="{first}"]').evaluate(
-        "e => getComputedStyle(e).outlineStyle + ' ' + getComputedStyle(e).outlineColor")
+    # (read from the focused card itself: the live stream may draw the hand anew meanwhile,
+    # and a card element it replaced has no style left)
+    focus_ring = page.wait_for_function("""code => {
+        const e = document.activeElement, s = e && getComputedStyle(e);
+        return e && e.dataset.code === code && s.outlineStyle
+            ? s.outlineStyle + ' ' + s.outlineColor : null; }""", arg=first).json_value()
     page.keyboard.press("Space")
-    selected = page.locator(f'.card[data-code="{first}"]').evaluate(
-        "e => getComputedStyle(e).boxShadow")
+    selected = page.wait_for_function("""code => {
+        const e = document.querySelector(`.card[data-code="${code}"]`);
+        return e && getComputedStyle(e).boxShadow; }""", arg=first).json_value()
     assert focus_ring.startswith("solid") and focus_ring.split(" ", 1)[1] not in selected
     page.keyboard.press("Space")  # (unselected again)
     play = max(plays, key=lambda a: len(a.cards))
@@ -248,9 +263,9 @@ def test_at_200_percent_zoom_and_text_size_no_card_hides_a_rank(
         page.evaluate("document.getAnimations().forEach(a => a.finish())")
         assert page.evaluate(COVERED, "#hand .card") == []
         assert page.evaluate("document.scrollingElement.scrollWidth") <= width
-        w = page.locator("#hand .card").first.bounding_box()["width"]
+        w = first_box(page, "#hand .card")["width"]
         assert w >= 59  # (3.75 rem: never smaller at any zoom)
-    assert bigger.locator("#hand .card").first.bounding_box()["width"] >= 118  # grows
+    assert first_box(bigger, "#hand .card")["width"] >= 118  # grows
     # the replay at 200 %: nothing to scroll sideways, the middle's first card in sight
     assert live.service.command(GROUP, ANNA.ref, "stop").ok
     table = group_game(live.service, "schwimmen", [ANNA, CEM], cpus=1)
@@ -260,9 +275,8 @@ def test_at_200_percent_zoom_and_text_size_no_card_hides_a_rank(
     expect(page.locator("#replay")).to_be_visible()
     page.locator("#rp-next").click()
     assert page.evaluate("document.scrollingElement.scrollWidth") <= 180
-    first = page.locator("#rp-middle .rp-card").first.bounding_box()
-    assert first is not None and first["x"] >= 0
-    assert page.locator(".rp-card").first.bounding_box()["width"] >= 44
+    assert first_box(page, "#rp-middle .rp-card")["x"] >= 0
+    assert first_box(page, ".rp-card")["width"] >= 44
     for sel in (".rp-hand", "#rp-middle"):
         for group in page.locator(sel).all():
             assert group.evaluate(COVERED.replace("document.querySelectorAll(sel)",
@@ -323,7 +337,7 @@ def test_four_colours_and_large_cards_chosen_on_the_page_are_kept(
                             "s-S": "rgb(26, 26, 26)"})
         assert {k: v for k, v in fills.items() if k in colours} == \
             {k: colours[k] for k in fills if k in colours}
-        assert page.locator("#hand .card").first.bounding_box()["width"] >= 77
+        assert first_box(page, "#hand .card")["width"] >= 77
         page.evaluate("document.getAnimations().forEach(a => a.finish())")
         page.screenshot(path=str(out / f"cards-{deck}-large-phone-{scheme}.png"))
         assert not page.js_errors
