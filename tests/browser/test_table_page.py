@@ -324,3 +324,36 @@ def test_play_again_on_the_page_goes_on_at_the_new_table(open_page: Any, live: L
 
     dealing.until_a_turn(on_turn, deal_on)
     assert page.locator("#hand .card").count() == 3 and not page.js_errors
+
+
+HELD_STREAM = """const Stream = window.EventSource; window.__views = 0; window.__held = [];
+window.EventSource = class {  // the page's stream, opened only when the test says so
+  constructor(url) { this.url = url; this.on = []; this.real = null; window.__held.push(this); }
+  addEventListener(kind, f) { this.on.push([kind, f]); if (this.real) this.real.addEventListener(kind, f); }
+  close() { this.closed = true; if (this.real) this.real.close(); }
+  open() {
+    if (this.closed || this.real) return;
+    this.real = new Stream(this.url);
+    for (const [kind, f] of this.on) this.real.addEventListener(kind, f);
+    this.real.addEventListener("view", () => { window.__views++; });
+  }
+};
+window.__release = () => window.__held.forEach((s) => s.open());"""
+
+
+def test_the_same_view_again_leaves_the_hand_as_it_is(open_page: Any, live: Live) -> None:
+    """The stream's first event repeats the view the page fetched: the hand is not drawn anew
+    (a tap that began on a card drawn anew was lost: its press and release met two cards)."""
+    table = group_game(live.service, "schwimmen", [ANNA, BEN], cpus=1)
+    _game, _state, seat = to_a_turn(live.service, table)
+    page = open_page(table, (ANNA, BEN)[seat], client=HELD_STREAM)
+    expect(page.locator("#hand .card").first).to_be_visible()  # (drawn from the page's fetch)
+    page.evaluate("document.querySelector('#hand .card').__first = true")
+    page.evaluate("window.__release()")
+    page.wait_for_function("window.__views >= 1")
+    assert page.evaluate("document.querySelector('#hand .card').__first === true")
+    # and a tap on a card selects it
+    code = page.locator("#hand .card.can").first.get_attribute("data-code")
+    page.locator(f'#hand .card[data-code="{code}"]').click(position={"x": 6, "y": 12})
+    expect(page.locator("#hand .card.on")).to_have_count(1)
+    assert not page.js_errors

@@ -28,6 +28,7 @@ const S = {
   following: null, // the table "play again" led to, once followed
   news: [], // the latest moves of the view drawn ({seat, text}), to read out what is new
   lastFocus: null, // what had the focus in the table last (focusKey)
+  drawn: "", // the last view drawn as it came (but its clock), to skip the same one again
 };
 
 // ------------------------------------------------------------------ start
@@ -164,6 +165,11 @@ function applyView(raw) {
   const old = S.view;
   if (old && old.table === v.table && v.version < old.version) return; // a late event
   if (typeof v.now === "number") S.skew = v.now - Date.now() / 1000;
+  // the same view again (the stream's first event after the page's own fetch): nothing is
+  // drawn anew, so a tap on a card in the middle of it is not lost with the card it began on
+  const drawn = JSON.stringify({ ...raw, now: undefined });
+  if (old && old.table === v.table && old.version === v.version && drawn === S.drawn) return;
+  S.drawn = drawn;
   if (v.next_table && v.over && (!old || old.table === v.table)) {
     follow(String(v.next_table)); // "play again" opened the next table
   }
