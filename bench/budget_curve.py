@@ -211,10 +211,8 @@ def _q(xs: list[float], q: float) -> float:
 
 def verdict(f: dict[str, Any]) -> str:
     lo, hi = f["ci"]
-    if lo > f["equal"]:
-        return "stronger"
-    if hi < f["equal"]:
-        return "weaker"
+    if lo > f["equal"] or hi < f["equal"]:
+        return "stronger" if lo > f["equal"] else "weaker"
     if f["half"] > TARGET:  # an interval this wide says nothing either way
         return f"undecided (±{100 * f['half']:.0f} points, not yet ±{100 * TARGET:.0f})"
     return "as strong (within the interval)"
