@@ -11,7 +11,7 @@ const esc = (s) => String(s ?? "").replace(/[&<>"']/g,
   (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
 const SAMPLE = ["AS", "10H", "QD", "7C"]; // one card of each suit
 
-const D = { api: null, onChange: null, onError: null };
+const D = { api: null, onChange: null, onError: null, seq: 0 };
 
 function apply(data) {
   const root = document.documentElement;
@@ -43,8 +43,10 @@ async function save() {
   const picked = document.querySelector('#deck-choice input[name="deck"]:checked');
   const chosen = { deck: picked ? picked.value : "classic", large: $("deck-large").checked };
   apply(chosen); // at once; the server's answer follows
+  const seq = ++D.seq;
   try {
-    apply(await D.api.setCards(chosen));
+    const answer = await D.api.setCards(chosen);
+    if (seq === D.seq) apply(answer); // (the answer to an older choice would undo a later one)
   } catch (err) {
     if (D.onError) D.onError(err);
   }
