@@ -78,6 +78,19 @@ def echo_case(client: str, rate: float, seconds: float) -> dict[str, Any]:
     return steady_case(f"echo {rate:.0f}/s ({client})", ECHO, env, 100, rate, seconds, "/start")
 
 
+def print_shapes(rows: list[tuple[str, float, int, dict[str, Any], Any]],
+                 top: int = 14) -> None:
+    """The statements per update by shape (their first 90 characters), the first run of each
+    case: where the count comes from."""
+    for db, rate, run, bot, _ in rows:
+        if run:
+            continue
+        shapes = sorted(((v, k[2:]) for k, v in bot.items() if k.startswith("q:")), reverse=True)
+        print(f"\n{db} {rate:.0f}/s: statements per update by shape")
+        for per_update, shape in shapes[:top]:
+            print(f"  {per_update:5.2f}  {shape}")
+
+
 def summarize(path: str, top: int = 25) -> None:
     """Print where the samples of a py-spy raw (collapsed) profile go: by kind (a sample counts
     for the first kind of ``KINDS`` found anywhere on its stack, below the service's own code
@@ -147,6 +160,8 @@ def main(argv: list[str] | None = None) -> None:
               f"{bot['p50']:6.1f} {bot['p99']:7.1f} {100 * bot['refused']:4.0f}% {cells} "
               f"{first['p99']:8.1f} {bot.get('statements', float('nan')):6.2f} "
               f"{bot.get('commits', float('nan')):7.2f}")
+    if args.count_sql:
+        print_shapes(rows)
     for db, rate in cases:
         mine = [r for r in rows if r[0] == db and r[1] == rate]
         for client in args.echo:

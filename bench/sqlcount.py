@@ -5,7 +5,7 @@
 The counts live in the bench, not in the product: the listeners are attached to SQLAlchemy's
 ``Engine`` class (documented events ``before_cursor_execute`` and ``commit``) before the bot
 starts, and a daemon thread writes ``{"statements": …, "selects": …, "commits": …}`` to
-``SQL_COUNT_FILE`` every 0.2 s, where ``bench/telegram.py --count-sql`` reads them at the start
+``SQL_COUNT_FILE`` every 0.2 s (with each statement's first 90 characters as ``q:…``), where ``bench/telegram.py --count-sql`` reads them at the start
 and the end of a measured window.
 """
 
@@ -29,6 +29,7 @@ def _statement(conn, cursor, statement, parameters, context, executemany) -> Non
     COUNTS["statements"] += 1
     verb = statement.lstrip().split(None, 1)[0].lower() if statement.strip() else "?"
     COUNTS[verb + "s"] += 1
+    COUNTS["q:" + " ".join(statement.split())[:90]] += 1  # by shape (``--sql-shapes``)
 
 
 @event.listens_for(Engine, "commit")

@@ -223,7 +223,8 @@ def _sql_counts(env: dict[str, str]) -> dict[str, int]:
 def _sql_per_update(env: dict[str, str], start: dict[str, int], updates: int) -> dict[str, float]:
     """Statements (all, and by verb) and commits per update since ``start``."""
     end = _sql_counts(env)
-    keys = ("statements", "selects", "inserts", "updates", "deletes", "commits")
+    keys = ("statements", "selects", "inserts", "updates", "deletes", "commits",
+            *(k for k in end if k.startswith("q:")))
     return {k: (end.get(k, 0) - start.get(k, 0)) / max(1, updates) for k in keys if end}
 
 

@@ -80,9 +80,7 @@ class Service(Reads, Ticking, Parts):
             if self.tx.seen(session, chat_ref.platform, update_key, now):
                 yield None
                 return
-            chat = records.chat_for(session, chat_ref, now)
-            player = None if user is None else \
-                records.player_for(session, chat_ref.platform, user, chat_ref, now)
+            chat, player = records.chat_and_player(session, chat_ref, user, now)
             lang = pick_language(chat.language, user.language if user else None,
                                  self.settings.default_language)
             if player is not None and player.language is None and user is not None \

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from functools import cache
 from typing import Any
 
-from sqlalchemy import Insert, String, bindparam
+from sqlalchemy import Insert, String, and_, bindparam
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlmodel import Session, col, select
@@ -43,6 +43,11 @@ _CHAT_BY_REF = select(Chat).where(Chat.platform == bindparam("platform"),
                                   Chat.external_id == bindparam("external_id")).with_for_update()
 _PLAYER_BY_REF = select(Player).where(Player.platform == bindparam("platform"),
                                       Player.external_id == bindparam("external_id"))
+# the chat (locked) and the person who wrote, in one statement: every input needs both
+_CHAT_AND_PLAYER = select(Chat, Player).outerjoin(Player, and_(
+    Player.platform == Chat.platform, Player.external_id == bindparam("user_id"))).where(
+    Chat.platform == bindparam("platform"), Chat.external_id == bindparam("external_id")
+).with_for_update(of=Chat)
 _LOCK_TABLE = select(GameTable).where(GameTable.id == bindparam("id")).with_for_update()
 # the table locked and its seats in one statement (only the table's row locked)
 _LOCK_TABLE_SEATS = select(GameTable, Seat).outerjoin(
@@ -61,6 +66,26 @@ _OPEN_IN_THREAD = select(GameTable).where(
     GameTable.thread_id == bindparam("thread")).order_by(col(GameTable.id)).with_for_update()
 
 
+def chat_and_player(session: Session, ref: ChatRef, user: UserRef | None, now: datetime
+                    ) -> tuple[Chat, Player | None]:
+    """The chat an input came from, locked for the input, and the person who sent it (with
+    what the platform says of them now); each created on first contact. Both come in one
+    ``SELECT`` when they are known."""
+    if user is None:
+        return chat_for(session, ref, now), None
+    params = {"platform": ref.platform, "external_id": ref.external_id,
+              "user_id": user.external_id}
+    row = session.exec(_CHAT_AND_PLAYER, params=params).first()
+    if row is None:
+        return chat_for(session, ref, now), player_for(session, ref.platform, user, ref, now)
+    chat, player = row
+    _note_kind(chat, ref)
+    if player is None:
+        return chat, player_for(session, ref.platform, user, ref, now)
+    _note_user(player, user, ref)
+    return chat, player
+
+
 def chat_for(session: Session, ref: ChatRef, now: datetime) -> Chat:
     """The chat an input came from, locked for the input; created on first contact."""
     params = {"platform": ref.platform, "external_id": ref.external_id}
@@ -69,9 +94,13 @@ def chat_for(session: Session, ref: ChatRef, now: datetime) -> Chat:
         _insert_new(session, Chat, {**params, "kind": ref.kind, "title": ref.title,
                                     "created_at": now})
         chat = session.exec(_CHAT_BY_REF, params=params).one()
-    elif chat.kind == "private" and ref.kind == "group":  # (``chat_no_longer_private``)
-        chat.kind = "group"
+    _note_kind(chat, ref)
     return chat
+
+
+def _note_kind(chat: Chat, ref: ChatRef) -> None:
+    if chat.kind == "private" and ref.kind == "group":  # (``chat_no_longer_private``)
+        chat.kind = "group"
 
 
 def player_for(session: Session, platform: str, user: UserRef, chat: ChatRef | None,
@@ -79,14 +108,21 @@ def player_for(session: Session, platform: str, user: UserRef, chat: ChatRef | N
     """The person who sent an input, with what the platform says of them now."""
     params = {"platform": platform, "external_id": user.external_id}
     player = session.exec(_PLAYER_BY_REF, params=params).first()
-    private = chat.external_id if chat is not None and chat.kind == "private" else None
     if player is None:
+        private = chat.external_id if chat is not None and chat.kind == "private" else None
         _insert_new(session, Player, {
             "platform": platform, "external_id": user.external_id, "name": user.name,
             "username": user.username, "language": user.language,
             "private_chat_id": private, "created_at": now})
         return session.exec(_PLAYER_BY_REF, params=params).one()
-    # assign only what changed: an unchanged player costs no UPDATE
+    _note_user(player, user, chat)
+    return player
+
+
+def _note_user(player: Player, user: UserRef, chat: ChatRef | None) -> None:
+    """What the platform says of a person now (only what changed is assigned: an unchanged
+    person costs no ``UPDATE``)."""
+    private = chat.external_id if chat is not None and chat.kind == "private" else None
     if user.name and player.name != user.name:
         player.name = user.name
     if player.username != user.username:
@@ -95,7 +131,6 @@ def player_for(session: Session, platform: str, user: UserRef, chat: ChatRef | N
         player.language = user.language
     if private is not None and player.private_chat_id != private:
         player.private_chat_id = private
-    return player
 
 
 @cache

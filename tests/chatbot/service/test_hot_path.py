@@ -13,7 +13,7 @@ from sqlmodel import Session, select
 
 import engine as rules
 from chatbot.service import ChatRef, Service, Settings, UserRef
-from storage.models import GameTable, Move, Seat
+from storage.models import GameTable, Move, Player, Seat
 from tests.conftest import FakeClock
 
 
@@ -71,3 +71,25 @@ def test_a_press_on_a_table_that_is_not_there_is_refused(db_engine: Engine,
     chat, user = ChatRef("telegram", "1001", "private"), UserRef("1001", "P", language="en")
     out = service.press(chat, user, "v1:4242:1:swap.AS.KS", "k")
     assert not out.ok and out.text
+
+
+def test_an_input_reads_its_chat_and_person_in_one_statement(
+        db_engine: Engine, clock: FakeClock, sent: list[str]) -> None:
+    service = Service(db_engine, Settings(cpu_delay=0, cpu_workers=0), clock=clock)
+    group = ChatRef("telegram", "-500", "group", "Stammtisch")
+    anna, ben = UserRef("1", "Anna", language="de"), UserRef("2", "Ben", language="de")
+    service.command(group, anna, "new", "schwimmen")  # a new chat and a new person
+    sent.clear()
+    assert service.command(group, anna, "help").ok  # both known
+    lookups = [s for s in sent if s.startswith("SELECT") and ("FROM chat" in s or
+                                                             "FROM player" in s)]
+    assert len(lookups) == 1 and "JOIN player" in lookups[0]
+    sent.clear()
+    assert service.command(group, ben, "help").ok  # a new person in a known chat
+    with Session(db_engine) as session:
+        names = {p.external_id: p.name for p in session.exec(select(Player)).all()}
+    assert names == {"1": "Anna", "2": "Ben"}
+    service.command(group, UserRef("1", "Anna K.", language="de"), "help")
+    with Session(db_engine) as session:  # what the platform says of a known person now
+        assert session.exec(select(Player).where(Player.external_id == "1")).one().name == \
+            "Anna K."
