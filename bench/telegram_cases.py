@@ -158,7 +158,8 @@ def steady_case(label: str, command: list[str], env: dict[str, str], tables: int
           f"({len(uids)} updates, {tables} tables, "
           f"{100 * refused / max(1, len(uids)):.0f} % refused as stale)")
     if sql:
-        print(f"{'':28s} SQL per update: " + ", ".join(f"{k} {v:.2f}" for k, v in sql.items()))
+        print(f"{'':28s} SQL per update: " + ", ".join(f"{k} {v:.2f}" for k, v in sql.items()
+                                                          if not k.startswith("q:")))
     return {"rate": len(uids) / elapsed, "p50": p50, "p99": p99, "cpu_ms": cpu_ms,
             "updates": len(uids), "unanswered": len(uids) - len(lat),
             "refused": refused / max(1, len(uids)), **twice, **sql}
