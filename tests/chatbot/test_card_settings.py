@@ -19,7 +19,7 @@ from chatbot.service import ChatRef, UserRef
 from engine.cards import CARDS, RANK_NAMES_DE, SUIT_NAMES_DE
 from storage.models import GameTable
 from tests.chatbot.service.harness import ALICE, BOB, GROUP, Harness, new_private_game, private
-from tests.conftest import FakeClock
+from tests.conftest import FakeClock, Message
 
 CEM = UserRef("cem", "Cem", language="en")
 SEED = 1  # (the group game's deal: Alice holds cards after it)
@@ -98,8 +98,17 @@ def test_a_four_colour_deck_marks_every_card_of_the_persons_views(h: Harness) ->
     h.command(chat, ALICE, "start")
     h.command(chat, ALICE, "karten", "turnier")
     table_id = new_private_game(h)
-    view = [m for m in h.messages(chat) if f":{table_id}:" in "".join(
-        d for r in m.rows for _, d in r)][-1]
+
+    def latest() -> Message:
+        return [m for m in h.messages(chat) if f":{table_id}:" in "".join(
+            d for r in m.rows for _, d in r)][-1]
+
+    view = latest()
+    for _ in range(5):  # (the CPUs may have closed round 1 before Alice's turn: next round)
+        if CARD.search(view.text) or "next" not in h.buttons(chat, table_id):
+            break
+        assert h.press(chat, ALICE, h.buttons(chat, table_id)["next"]).ok
+        view = latest()
     cards = CARD.findall(view.text)
     assert cards, view.text
     for m in CARD.finditer(view.text):  # every card of the text with its suit's square
@@ -113,8 +122,7 @@ def test_a_four_colour_deck_marks_every_card_of_the_persons_views(h: Harness) ->
     # the classic deck again: the running table is drawn anew at once, the symbols as before
 
     def table_view() -> str:
-        return [m for m in h.messages(chat) if f":{table_id}:" in "".join(
-            d for r in m.rows for _, d in r)][-1].text
+        return latest().text
 
     for _ in range(5):  # (a CPU may have closed the round: its summary in the deck, then on)
         if CARD.search(table_view()):

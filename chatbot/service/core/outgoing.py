@@ -233,9 +233,14 @@ def _owners(ctx: Ctx, table: GameTable, text: str, seats: list[Seat] | None = No
     """A private table's text in its person's deck (a group's in the classic one)."""
     if not table.is_private or not has_cards(text):
         return text
-    seat = next((s for s in seats or records.seats(ctx.session, table) if not s.is_cpu), None)
-    person = records.get_player(ctx.session, seat.player_id) if seat is not None else None
+    person = _person_of(ctx, seats if seats is not None else records.seats(ctx.session, table))
     return styled(text, person.deck) if person is not None else text
+
+
+def _person_of(ctx: Ctx, seats: list[Seat]) -> Player | None:
+    """The person of a private table: who sits in its first seat not played by a CPU."""
+    seat = next((s for s in seats if not s.is_cpu and s.player_id is not None), None)
+    return records.get_player(ctx.session, seat.player_id) if seat is not None else None
 
 
 def announce_result(ctx: Ctx, table: GameTable, seats: list[Seat],
@@ -309,8 +314,8 @@ def emit(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableModel,
     lang = languages.language(ctx, chat)
     if table.is_private:
         seat = seats[0] if seats else None
-        owner = records.get_player(ctx.session, seat.player_id) if seat and seat.player_id else None
-        view = in_deck(render_private(table, seats, model, seat, lang, single=True), owner)
+        view = in_deck(render_private(table, seats, model, seat, lang, single=True),
+                       _person_of(ctx, seats))
         repost = view.repost
         if chat.platform in QUIET_PLATFORMS and seat is not None and model.engine_state \
                 is not None and model.game.to_act(model.engine_state) == seat.seat_no:
