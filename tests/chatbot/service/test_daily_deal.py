@@ -211,6 +211,23 @@ def test_installations_sharing_a_daily_secret_deal_the_same_cards(db_engine, tmp
         assert session.get(KeyValue, SECRET_KEY) is None  # (nothing generated)
 
 
+def test_the_cpus_dice_follow_from_the_secret_deal_alone(db_engine, tmp_path, clock) -> None:
+    """The Normal CPUs' dice are drawn from the table's seed (keyed with the installation's
+    secret) and version, nothing else: two installations sharing a secret see the same CPU
+    moves to the same moves of their person, so the dice are as unknowable as the deal."""
+    here = Harness(db_engine, clock, daily_secret="our-league")
+    twin = Harness(_other_installation(tmp_path), clock, daily_secret="our-league")
+    a, b = _daily(here, ALICE), _daily(twin, BOB)
+    play_private_to_the_end(here, a, ALICE, random.Random(5))
+    play_private_to_the_end(twin, b, BOB, random.Random(5))
+
+    def log(h: Harness, table_id: int) -> list[tuple[int | None, str, str]]:
+        return [(m.seat_no, m.actor, m.code) for m in h.moves(table_id)]
+
+    assert any(actor == "cpu" for _, actor, _ in log(here, a))
+    assert log(here, a) == log(twin, b)
+
+
 def test_a_person_who_hid_their_stats_is_on_no_daily_ranking(h: Harness) -> None:
     """``/stats hide`` keeps a person off every list: the group's daily ranking and the
     morning post leave them out, while their own /stats still counts their tries."""
