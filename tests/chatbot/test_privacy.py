@@ -242,6 +242,19 @@ def test_after_forgetting_nothing_names_the_person_and_the_others_read_the_same(
     assert data["groups_seen_in"] == [] and data["stats_hidden_since"] is None
 
 
+def test_forgetting_with_only_a_private_game_running(h: Harness) -> None:
+    """Ending the private game queues views for the private chat alone, and forgetting takes
+    them all back: the input still commits (it once failed on an empty bulk insert)."""
+    assert h.command(private(ZED), ZED, "start").ok
+    table_id = h.command(private(ZED), ZED, "new", "schwimmen 2 anfaenger").table_id
+    assert table_id and table_state(h, table_id) != "finished"
+    assert h.command(private(ZED), ZED, "vergessen").ok
+    out = h.press(private(ZED), ZED, forget_buttons(h, private(ZED))["🗑 Ja, vergiss mich"])
+    assert out.ok and out.text and out.text.startswith("✅ Erledigt")
+    assert table_state(h, table_id) == "abandoned"
+    assert person(h, ZED.external_id) is None and found(h.engine) == []
+
+
 def test_the_buttons_keep_to_their_form(h: Harness) -> None:
     """The question's buttons are menu buttons of at most 64 bytes (``fg.<nonce>``)."""
     assert h.command(private(ZED), ZED, "start").ok

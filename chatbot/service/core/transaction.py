@@ -147,7 +147,8 @@ def _write_queued(session: Session) -> None:
     if queued:
         conn = session.connection()
         for model, rows in queued.items():
-            conn.execute(_insert(model), rows)
+            if rows:  # (all of a model's rows may have been taken back: ``drop_queued``)
+                conn.execute(_insert(model), rows)
     if touched and session.get_bind().dialect.name == "postgresql":
         ids = sorted(touched)
         conn = session.connection()
