@@ -199,6 +199,8 @@ class Outbox(SQLModel, table=True):
         # a chat's rows newest first (the Matrix bot's choice lists), a pass's pending rows
         Index("ix_outbox_chat", "platform", "chat_external_id", "status", "id"),
         Index("ix_outbox_created", "created_at"),  # retention
+        # an id is never used twice (it is the Matrix transaction id of the row's events)
+        {"sqlite_autoincrement": True},
     )
 
     id: int | None = Field(default=None, primary_key=True)
