@@ -262,13 +262,18 @@ def assert_brief_refusal(out: Outcome) -> None:
 # ---------------------------------------------------------------------------------- group game
 
 
-def open_group_table(h: Harness, users: list[UserRef], start: bool = False) -> int:
-    """Everybody starts the bot privately, the first opens a group table, the others join."""
+def open_group_table(h: Harness, users: list[UserRef], start: bool = False,
+                     seed: int | None = None) -> int:
+    """Everybody starts the bot privately, the first opens a group table, the others join
+    (``seed``: the table's deals, e.g. one whose first round is not over as it is dealt)."""
     for user in users:
         assert h.command(private(user), user, "start").ok
     out = h.command(GROUP, users[0], "new", "schwimmen")
     assert out.ok and out.table_id
     table_id = out.table_id
+    if seed is not None:
+        with Session(h.engine) as session, session.begin():
+            session.get(GameTable, table_id).seed = seed  # type: ignore[union-attr]
     for user in users[1:]:
         lobby = h.buttons(GROUP, table_id)
         out = h.press(GROUP, user, lobby["join"])
