@@ -68,6 +68,9 @@ EXPERTE_DECISIONS = Histogram("stammtisch_experte_decision_seconds",
 THINKING_FALLBACKS = Counter("stammtisch_thinking_fallbacks_total",
                              "Slow CPU decisions not answered in time by their thinking place, "
                              "so a fallback was played", ["kind"])
+THOUGHT_AHEAD = Counter("stammtisch_thought_ahead_total",
+                        "CPU decisions started during the CPU's visible delay, by what became "
+                        "of them (used, stale, not_begun, failed, dropped)", ["outcome"])
 LEADER = Gauge("stammtisch_leader", "1 while this process holds the leader lock of the role",
                ["role"])
 
@@ -103,6 +106,11 @@ def observe_experte(game: str, seconds: float) -> None:
 def observe_thinking_fallback(kind: str) -> None:
     """A decision (``decide``, ``advise``, ``play_out``) that fell back: no answer in time."""
     THINKING_FALLBACKS.labels(kind).inc()
+
+
+def observe_thought_ahead(outcome: str) -> None:
+    """A decision thought ahead (``core.ahead``): used when its deadline fired, or not."""
+    THOUGHT_AHEAD.labels(outcome).inc()
 
 
 def observe_delivery(platform: str, result: str) -> None:

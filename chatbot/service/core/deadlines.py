@@ -17,6 +17,7 @@ from storage.models import GameTable
 
 from ...runtime import metrics
 from . import cpu, languages, play, records
+from .ahead import ThoughtAhead
 from .api import Refusal
 from .registry import Parts
 
@@ -35,6 +36,7 @@ class Deadlines:
         self.parts = parts
         self.tx, self.settings, self.decisions = parts.tx, parts.settings, parts.decisions
         self.clock = parts.clock
+        self.ahead = ThoughtAhead(self._decide)
 
     def due(self, now: datetime | None = None, limit: int = 100) -> list[tuple[int, int]]:
         """Tables whose deadline has passed: (table id, version) to claim with ``fire``."""
@@ -90,9 +92,12 @@ class Deadlines:
                     else:
                         table.next_deadline = None
             except _PlanFirst:
+                plan_first = False
+                ready, planned = self.ahead.take(table_id, version, wait=False)
+                if ready:  # thought during the visible delay: no thinking here
+                    continue
                 if not may_think:
                     return None
-                plan_first = False
                 try:
                     planned = self.plan(table_id, version)
                 except Exception:
@@ -108,12 +113,22 @@ class Deadlines:
             metrics.observe_deadline(kind)
             return True
 
+    def think_ahead(self, table_id: int, version: int) -> None:
+        """Start deciding the CPU move the table waits for (its visible delay, ``ahead``)."""
+        self.ahead.start(table_id, version)
+
     def plan(self, table_id: int, version: int) -> str | None:
         """Decide a due CPU move without locking anything (``None`` if none is due): the
         thinking half of ``fire``, for a caller that thinks on one thread and claims on
-        another (``fire(..., planned=…)`` checks the version again). The thinking runs after
-        the read transaction ended: a snapshot held for a second per thinking table would
-        keep SQLite's checkpoints from resetting the write-ahead log."""
+        another (``fire(..., planned=…)`` checks the version again). A decision thought ahead
+        for this version is waited for instead of thinking again."""
+        ready, move = self.ahead.take(table_id, version, wait=True)
+        return move if ready else self._decide(table_id, version)
+
+    def _decide(self, table_id: int, version: int) -> str | None:
+        """The CPU move the table at ``version`` waits for (``None``: it waits for none). The
+        thinking runs after the read transaction ended: a snapshot held for a second per
+        thinking table would keep SQLite's checkpoints from resetting the write-ahead log."""
         with self.tx.read() as session:
             table = session.get(GameTable, table_id)
             if (table is None or table.version != version or table.next_deadline is None

@@ -20,7 +20,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, select
 
-from storage.db import utcnow
+from storage.db import aware, utcnow
 from storage.models import Chat, GameTable, Player
 
 from ... import buttons
@@ -226,7 +226,7 @@ class Service(Reads, Ticking, Parts):
                     results.append(self.press(chat_ref, user, data, key))
                 except Exception as exc:  # (rolled back to its savepoint)
                     results.append(exc)
-        self._tell(list(batch.touched.values()))
+        self._tell(list(batch.touched.values()), batch.think_ahead)
         return results
 
     def _held(self, chat_ref: ChatRef, user: UserRef,
@@ -326,18 +326,27 @@ class Service(Reads, Ticking, Parts):
     # ------------------------------------------------------------------ after a commit
     def notify(self, ctx: Ctx | None) -> None:
         touched = {} if ctx is None else ctx.touched
+        ahead = set() if ctx is None else ctx.think_ahead
         batch = self.tx.batch
         if batch is not None:  # told once the batch has committed
             batch.touched.update(touched)
+            batch.think_ahead |= ahead
             return
-        self._tell(list(touched.values()))
+        self._tell(list(touched.values()), ahead)
 
     def decision_load(self) -> float:
         """The load factor of a CPU decision (see ``cpu.Decisions.load``)."""
         return self.decisions.load()
 
-    def _tell(self, tables: list[GameTable]) -> None:
-        """Tell the listeners which tables a commit changed (new version, next deadline)."""
+    def _tell(self, tables: list[GameTable], ahead: set[int] | frozenset[int] = frozenset()
+              ) -> None:
+        """Tell the listeners which tables a commit changed (new version, next deadline);
+        start the decisions of the CPUs that think during their visible delay (``ahead``)."""
+        now = self.clock()
+        for t in tables:
+            if (t.id in ahead and t.deadline_kind == "cpu" and t.next_deadline is not None
+                    and aware(t.next_deadline) > now):
+                self.deadlines.think_ahead(t.id, t.version)  # type: ignore[arg-type]
         changes = [Change(t.id, t.version, t.next_deadline) for t in tables]  # type: ignore[arg-type]
         for listener in self.listeners:
             try:

@@ -55,6 +55,9 @@ class Ctx:
     decisions: Decisions
     registry: Registry  # the features: their events, hooks and deadlines
     touched: dict[int, GameTable] = field(default_factory=dict)
+    # tables left waiting for a CPU that thinks against a clock: it thinks during its visible
+    # delay once the input has committed (``ahead``)
+    think_ahead: set[int] = field(default_factory=set)
     chained: int = 0  # CPU moves played on in this input (see ``play.chain``)
     # the language of each chat's messages, resolved once per input (``outgoing.language``)
     langs: dict[tuple[str, str], str] = field(default_factory=dict)
@@ -172,6 +175,7 @@ class _Batch:
 
     conn: Connection
     touched: dict[int, GameTable] = field(default_factory=dict)  # told after the commit
+    think_ahead: set[int] = field(default_factory=set)  # (``Ctx.think_ahead``)
 
 
 class Transactions:

@@ -72,6 +72,7 @@ def schedule(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableMode
     table.next_deadline, table.deadline_kind, table.reminded = None, None, False
     table.turn_ends_at = None
     ctx.touch(table)
+    ctx.think_ahead.discard(table.id)  # type: ignore[arg-type]
     if model.state in (fsm.EXCHANGE, fsm.TURN, fsm.FINAL_ROUND):
         seat_no = model.game.to_act(model.engine_state)
         seat = next((s for s in seats if s.seat_no == seat_no), None)
@@ -80,6 +81,8 @@ def schedule(ctx: Ctx, table: GameTable, seats: list[Seat], model: fsm.TableMode
         if seat.is_cpu or seat.away:
             table.deadline_kind = "cpu"
             table.next_deadline = ctx.now + timedelta(seconds=ctx.settings.cpu_delay)
+            if seat.is_cpu and cpu.slow_level(table.game, cpu.level(seat)):
+                ctx.think_ahead.add(table.id)  # type: ignore[arg-type]  # during the delay
         elif table.turn_timeout >= quiet_hours.LONG_CLOCK:
             _long_turn(ctx, table, records.get_player(ctx.session, seat.player_id))
         elif table.turn_timeout > 0:
