@@ -2,15 +2,16 @@
 
     python bench/experte_wait.py [--moves 40] [--delay 1.0] [--budget 0.3] [--game schwimmen]
 
-A private table against one Experte on a fresh SQLite file, the real service on the real clock,
-the Experte thinking in the process pool (one process per core) as in the bot. The bench is
-the adapter: after each of the person's moves it waits for the table's deadline (the CPU's
-visible delay, ``--delay``) and fires it the way the Telegram bot does (claim without
-thinking; else think on another thread, then claim with the move). Measured per Experte move:
-from the person's press to the Experte's move committed — what the person waits before the
-move can show. Twice, in the same run: as the bot does it (the Experte thinks during the
-delay, ``chatbot/service/core/ahead.py``), and with thinking ahead switched off here (as
-before: the thinking starts when the delay is over). Prints figures only; asserts nothing.
+A private table against Experte players (one; Run Fast two, the climbing game three) on a
+fresh SQLite file, the real service on the real clock, the Experte thinking in the process
+pool (one process per core) as in the bot. The bench is the adapter: after each of the
+person's moves it waits for the table's deadline (the CPU's visible delay, ``--delay``) and
+fires it the way the Telegram bot does (claim without thinking; else think on another thread,
+then claim with the move). Measured per move of the person: from the press to the next
+player's (an Experte's) move committed — what the person waits before that move can show.
+Twice, in the same run: as the bot does it (the Experte thinks during the delay,
+``chatbot/service/core/ahead.py``), and with thinking ahead switched off here (as before: the
+thinking starts when the delay is over). Prints figures only; asserts nothing.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ sys.path.insert(0, str(ROOT))
 import engine as rules  # noqa: E402
 from chatbot.service import ChatRef, Service, Settings, UserRef  # noqa: E402
 from storage.db import aware, make_engine, migrate  # noqa: E402
+
+OPPONENTS = {"schwimmen": 1, "scat": 1, "runfast": 2, "climbing": 3}  # Experte players
 
 
 def _fire(service: Service, table_id: int, version: int) -> None:
@@ -57,7 +60,7 @@ def waits(moves: int, delay: float, budget: float, game_id: str, ahead: bool,
         while len(out) < moves:
             tables = service.unfinished_tables("telegram", "1001")
             if not tables:
-                service.command(chat, user, "new", f"{game_id} 1 experte")
+                service.command(chat, user, "new", f"{game_id} {OPPONENTS[game_id]} experte")
                 continue
             table = tables[0]
             if table.deadline_kind in ("cpu", "next"):  # (a CPU's turn from the deal)

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import random
+import re
+import socket
+import urllib.request
 from collections.abc import Callable
 from typing import Any
 
@@ -27,6 +30,12 @@ from .harness import (
 )
 
 pytestmark = pytest.mark.e2e
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 def _json(value: Any) -> Any:
@@ -82,8 +91,11 @@ def test_private_game_against_experte_over_httpx(fake: FakeBotApi, sqlite_url: s
                                                  start_bot: Callable[..., BotProcess],
                                                  db_reader: Callable[[str], Db]) -> None:
     """python-telegram-bot's own HTTP client (``TELEGRAM_HTTP_CLIENT=httpx``) plays a whole
-    game too, against an Experte whose budget comes from ``EXPERTE_BUDGET``."""
-    bot = start_bot(sqlite_url, TELEGRAM_HTTP_CLIENT="httpx", EXPERTE_BUDGET="0.05")
+    game too, against an Experte whose budget comes from ``EXPERTE_BUDGET`` and who thinks
+    during its visible delay (``/metrics``: decisions thought ahead and used)."""
+    port = _free_port()
+    bot = start_bot(sqlite_url, TELEGRAM_HTTP_CLIENT="httpx", EXPERTE_BUDGET="0.05",
+                    CPU_DELAY="0.2", METRICS_PORT=port)
     user = 4343
     table_id, final = _greet_and_play(fake, user, "Ede", "experte", seed=11)
     db = db_reader(sqlite_url)
@@ -91,6 +103,10 @@ def test_private_game_against_experte_over_httpx(fake: FakeBotApi, sqlite_url: s
     assert [s["cpu_level"] for s in db.seats(table_id)] == [None, "experte"]
     assert "🏆" in final["text"]
     assert "(Bot API client: httpx)" in bot.log()
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as resp:
+        metrics = resp.read().decode()
+    used = re.search(r'^stammtisch_thought_ahead_total\{outcome="used"\} (\S+)$', metrics, re.M)
+    assert used and float(used.group(1)) >= 1, "no Experte move was thought during its delay"
     for t in bot_texts(fake, [user]):
         assert not any(marker in t for marker in TRACEBACK_MARKERS), t
 
