@@ -15,9 +15,9 @@ All candidates are played out in the same sampled worlds with the same playout d
 random numbers), so their comparison is paired; a candidate that is clearly worse than the
 leader is dropped early and the time goes to the close ones. The search stops after a time
 budget (``BUDGET`` seconds, default 0.3; ``budget=`` per bot; divided by the load factor — the
-engine under load gives each decision less time — but never below ``MIN_BUDGET``, 0.1 s, where
-the Experte is still as strong as the 2026 one at 1 s: docs/arena.md) or after a fixed number
-of sampled worlds
+engine under load gives each decision less time — but never below ``MIN_BUDGET``, 0.1 s; how
+strong it is there against the 2026 Experte at 1 s is measured in docs/arena.md, "Strength
+against budget") or after a fixed number of sampled worlds
 (``playouts=``: deterministic, for tests). The clock is a parameter of the bot object
 (``clock=``; by default ``work_clock()`` for each decision: the CPU time the thinking thread
 spent on it, or a third of the real time if that is more — on a busy machine a decision gets
