@@ -4,6 +4,7 @@ PostgreSQL (``Db``), and a table replayed from its stored moves (``replay``).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -61,16 +62,17 @@ class Db:
         self.engine.dispose()
 
 
+def loads(value: Any) -> Any:
+    """A JSON column read with plain SQL (SQLite gives text, PostgreSQL the value)."""
+    return json.loads(value) if isinstance(value, str) else value
+
+
 def replay(db: Db, table_id: int) -> Callable[[datetime], Any]:
     """``state_at(when)``: the table's engine state after every move logged at or before
     ``when`` (the table's seed and move log, replayed with the engine)."""
-    import json
-
     table = db.table(table_id)
     game = GAMES[table["game"]]
-    options = table["options"]
-    if isinstance(options, str):
-        options = json.loads(options)
+    options = loads(table["options"])
     n = len(db.seats(table_id))
     states = [(datetime.min.replace(tzinfo=UTC),
                game.new_game(n, (options or {}).get("engine") or {}, int(table["seed"])))]
