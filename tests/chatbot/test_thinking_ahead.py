@@ -16,7 +16,7 @@ from sqlalchemy.engine import Engine
 from chatbot.service.core import cpu
 from chatbot.service.core.ahead import ThoughtAhead
 from storage.db import aware
-from tests.chatbot.service.harness import ALICE, Harness, private
+from tests.chatbot.service.harness import ALICE, Harness, experte_table, private, until_a_cpu_turn
 from tests.conftest import FakeClock
 
 DELAY = 2.0  # the CPU's visible delay, in seconds of the simulated clock
@@ -45,37 +45,14 @@ class Decided:
             time.sleep(0.01)
 
 
-def _waiting_for_the_experte(h: Harness, table_id: int) -> Any:
-    """Play the person's turns until the table waits for the Experte's move (its deadline
-    still ahead on the simulated clock)."""
-    for _ in range(30):
-        table = h.table(table_id)
-        if table.deadline_kind == "cpu":
-            return table
-        if table.deadline_kind == "next":
-            h.clock.set(table.next_deadline)
-            assert h.fire(table_id, table.version)
-            continue
-        shown = h.buttons(private(ALICE), table_id)
-        code = next(c for c in sorted(shown) if c.startswith(("swap", "pass", "all", "next")))
-        assert h.press(private(ALICE), ALICE, shown[code]).changed
-    raise AssertionError("the Experte never had a turn")
-
-
-def _experte_table(h: Harness) -> int:
-    out = h.command(private(ALICE), ALICE, "new", "schwimmen 2 experte")
-    assert out.ok and out.table_id
-    return out.table_id
-
-
 @pytest.mark.parametrize("workers", [1, 0], ids=["pool", "threads"])
 def test_the_experte_thinks_during_its_visible_delay(db_engine: Engine, clock: FakeClock,
                                                      monkeypatch: pytest.MonkeyPatch,
                                                      workers: int) -> None:
     decided = Decided(monkeypatch)
     h = Harness(db_engine, clock, cpu_delay=DELAY, experte_budget=0.02, cpu_workers=workers)
-    table_id = _experte_table(h)
-    table = _waiting_for_the_experte(h, table_id)
+    table_id = experte_table(h)
+    table = until_a_cpu_turn(h, table_id)
     assert clock() < aware(table.next_deadline)  # not due yet
     decided.wait_for(1)  # thought at once, while the clock stands still
     assert decided.threads[0].startswith("stammtisch-ahead")
@@ -97,8 +74,8 @@ def test_a_decision_thought_ahead_is_waited_for_not_thought_twice(
     claim (``plan_due``, a thread of its own) waits for that decision."""
     decided = Decided(monkeypatch)
     h = Harness(db_engine, clock, cpu_delay=DELAY, experte_budget=0.3, cpu_workers=0)
-    table_id = _experte_table(h)
-    table = _waiting_for_the_experte(h, table_id)
+    table_id = experte_table(h)
+    table = until_a_cpu_turn(h, table_id)
     clock.set(table.next_deadline)
     planned = h.service.plan_due(table_id, table.version)  # (while the other one thinks)
     assert planned is not None
@@ -113,8 +90,8 @@ def test_after_a_restart_the_experte_decides_again(db_engine: Engine, clock: Fak
     deadline by deciding itself, and the move counts once."""
     decided = Decided(monkeypatch)
     h = Harness(db_engine, clock, cpu_delay=DELAY, experte_budget=0.02, cpu_workers=0)
-    table_id = _experte_table(h)
-    table = _waiting_for_the_experte(h, table_id)
+    table_id = experte_table(h)
+    table = until_a_cpu_turn(h, table_id)
     decided.wait_for(1)
     after_restart = Harness(db_engine, clock, cpu_delay=DELAY, experte_budget=0.02,
                             cpu_workers=0)
@@ -134,7 +111,7 @@ def test_a_normal_cpu_does_not_think_ahead(db_engine: Engine, clock: FakeClock,
     h = Harness(db_engine, clock, cpu_delay=DELAY, cpu_workers=0)
     out = h.command(private(ALICE), ALICE, "new", "schwimmen 2 normal")
     assert out.table_id
-    table = _waiting_for_the_experte(h, out.table_id)
+    table = until_a_cpu_turn(h, out.table_id)
     time.sleep(0.05)
     assert decided.moves == []
     clock.set(table.next_deadline)

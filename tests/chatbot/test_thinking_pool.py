@@ -15,14 +15,15 @@ import fsm
 from chatbot.service import Settings
 from chatbot.service.core import cpu
 from engine import GAMES
-from tests.chatbot.service.harness import ALICE, Harness, private, until_human_moves
+from tests.chatbot.service.harness import (
+    ALICE,
+    Harness,
+    experte_table,
+    private,
+    until_a_cpu_turn,
+    until_human_moves,
+)
 from tests.conftest import FakeClock
-
-
-def _experte_table(h: Harness) -> int:
-    out = h.command(private(ALICE), ALICE, "new", "schwimmen 2 experte")
-    assert out.ok and out.table_id
-    return out.table_id
 
 
 def _cpu_moves(h: Harness, table_id: int) -> int:
@@ -47,7 +48,7 @@ def _until_a_cpu_moved(h: Harness, table_id: int) -> None:
 
 def test_an_experte_decides_in_a_worker_process(db_engine: Engine, clock: FakeClock) -> None:
     h = Harness(db_engine, clock, cpu_delay=0, experte_budget=0.02, cpu_workers=1)
-    table_id = _experte_table(h)
+    table_id = experte_table(h)
     _until_a_cpu_moved(h, table_id)
     pool = cpu._pool(1)
     assert pool.submit(os.getpid).result() != os.getpid()  # a process of its own
@@ -66,7 +67,7 @@ def test_a_decision_travels_as_json_and_comes_back_legal() -> None:
 
 def test_a_pool_whose_worker_died_is_replaced(db_engine: Engine, clock: FakeClock) -> None:
     h = Harness(db_engine, clock, cpu_delay=0, experte_budget=0.02, cpu_workers=1)
-    table_id = _experte_table(h)
+    table_id = experte_table(h)
     pid = cpu._pool(1).submit(os.getpid).result()
     os.kill(pid, signal.SIGKILL)
     _until_a_cpu_moved(h, table_id)  # the decision is made all the same
@@ -76,27 +77,10 @@ def test_a_pool_whose_worker_died_is_replaced(db_engine: Engine, clock: FakeCloc
 def test_no_workers_thinks_on_the_calling_thread(db_engine: Engine, clock: FakeClock) -> None:
     h = Harness(db_engine, clock, cpu_delay=0, experte_budget=0.02, cpu_workers=0)
     assert h.service.decisions.workers == 0
-    table_id = _experte_table(h)
+    table_id = experte_table(h)
     _until_a_cpu_moved(h, table_id)
     assert 0 not in cpu._POOLS
     assert h.service.decisions.load() >= 1.0
-
-
-def _until_a_cpu_turn_is_due(h: Harness, table_id: int) -> Any:
-    """Play the person's turns until the table waits for an Experte's move."""
-    for _ in range(20):
-        table = h.table(table_id)
-        if table.deadline_kind == "cpu":
-            h.clock.set(table.next_deadline)
-            return table
-        if table.deadline_kind == "next":
-            h.clock.set(table.next_deadline)
-            assert h.fire(table_id, table.version)
-            continue
-        shown = h.buttons(private(ALICE), table_id)
-        code = next(c for c in sorted(shown) if c.startswith(("swap", "pass", "all", "next")))
-        assert h.press(private(ALICE), ALICE, shown[code]).changed
-    raise AssertionError("no CPU turn")
 
 
 def test_a_move_thought_on_one_thread_is_claimed_on_another(db_engine: Engine,
@@ -104,8 +88,9 @@ def test_a_move_thought_on_one_thread_is_claimed_on_another(db_engine: Engine,
     """The Telegram loop asks ``plan_due`` on a thinking thread and plays the move with
     ``fire_due(planned=…)`` where inputs run: the move counts once, as decided."""
     h = Harness(db_engine, clock, cpu_delay=0, experte_budget=0.02, cpu_workers=1)
-    table_id = _experte_table(h)
-    table = _until_a_cpu_turn_is_due(h, table_id)
+    table_id = experte_table(h)
+    table = until_a_cpu_turn(h, table_id)
+    h.clock.set(table.next_deadline)
     assert h.service.fire_due(table_id, table.version, may_think=False) is None  # it thinks
     planned = h.service.plan_due(table_id, table.version)
     assert planned is not None
@@ -120,8 +105,9 @@ def test_a_move_thought_on_one_thread_is_claimed_on_another(db_engine: Engine,
 def test_a_planned_move_for_an_older_version_is_not_played(db_engine: Engine,
                                                             clock: FakeClock) -> None:
     h = Harness(db_engine, clock, cpu_delay=0, experte_budget=0.02, cpu_workers=1)
-    table_id = _experte_table(h)
-    table = _until_a_cpu_turn_is_due(h, table_id)
+    table_id = experte_table(h)
+    table = until_a_cpu_turn(h, table_id)
+    h.clock.set(table.next_deadline)
     planned = h.service.plan_due(table_id, table.version)
     assert planned is not None
     assert h.fire(table_id, table.version)  # the move was played another way meanwhile

@@ -26,7 +26,7 @@ from chatbot.runtime.thinking import QueueThinking
 from chatbot.service import Settings
 from chatbot.service.core import cpu, records
 from engine import GAMES
-from tests.chatbot.service.harness import ALICE, Harness, private
+from tests.chatbot.service.harness import Harness, experte_table, until_a_cpu_turn
 from tests.chatbot.thinking_workers import own_queue, require_broker, workers
 from tests.conftest import FakeClock
 
@@ -37,29 +37,6 @@ MARGIN = 10.0  # where an answer is expected: waited for only as long as it take
 def _fallbacks(kind: str) -> float:
     return REGISTRY.get_sample_value("stammtisch_thinking_fallbacks_total",
                                      {"kind": kind}) or 0.0
-
-
-def _experte_table(h: Harness) -> int:
-    out = h.command(private(ALICE), ALICE, "new", "schwimmen 2 experte")
-    assert out.ok and out.table_id
-    return out.table_id
-
-
-def _until_a_cpu_turn_is_due(h: Harness, table_id: int) -> Any:
-    """Play the person's turns until the table waits for the Experte's move; the clock at it."""
-    for _ in range(20):
-        table = h.table(table_id)
-        if table.deadline_kind == "cpu":
-            h.clock.set(table.next_deadline)
-            return table
-        if table.deadline_kind == "next":
-            h.clock.set(table.next_deadline)
-            assert h.fire(table_id, table.version)
-            continue
-        shown = h.buttons(private(ALICE), table_id)
-        code = next(c for c in sorted(shown) if c.startswith(("swap", "pass", "all", "next")))
-        assert h.press(private(ALICE), ALICE, shown[code]).changed
-    raise AssertionError("no CPU turn")
 
 
 def _play(h: Harness, table_id: int, version: int, planned: str) -> None:
@@ -78,8 +55,9 @@ def test_an_experte_move_is_thought_by_a_worker_on_the_queue(db_engine: Engine,
     with own_queue() as queue, workers(queue, tmp_path, 1) as (worker,):
         h = Harness(db_engine, clock, cpu_delay=0, experte_budget=0.05,
                     thinking=QueueThinking(require_broker(), queue, margin=MARGIN))
-        table_id = _experte_table(h)
-        table = _until_a_cpu_turn_is_due(h, table_id)
+        table_id = experte_table(h)
+        table = until_a_cpu_turn(h, table_id)
+        h.clock.set(table.next_deadline)
         fallbacks = _fallbacks("decide")
         planned = h.service.plan_due(table_id, table.version)
         assert planned is not None and _fallbacks("decide") == fallbacks
@@ -98,8 +76,9 @@ def test_a_decision_of_a_killed_worker_is_taken_by_another(db_engine: Engine, cl
     with own_queue() as queue, workers(queue, tmp_path, 2) as pair:
         h = Harness(db_engine, clock, cpu_delay=0, experte_budget=1.0,
                     thinking=QueueThinking(require_broker(), queue, margin=MARGIN))
-        table_id = _experte_table(h)
-        table = _until_a_cpu_turn_is_due(h, table_id)
+        table_id = experte_table(h)
+        table = until_a_cpu_turn(h, table_id)
+        h.clock.set(table.next_deadline)
         fallbacks = _fallbacks("decide")
         with ThreadPoolExecutor(1) as thread:
             asked = thread.submit(h.service.plan_due, table_id, table.version)
@@ -143,8 +122,9 @@ def test_without_any_worker_a_decision_falls_back_to_a_normal_move_in_time(
     with own_queue() as queue:
         h = Harness(db_engine, clock, cpu_delay=0, experte_budget=budget,
                     thinking=QueueThinking(require_broker(), queue, margin=margin))
-        table_id = _experte_table(h)
-        table = _until_a_cpu_turn_is_due(h, table_id)
+        table_id = experte_table(h)
+        table = until_a_cpu_turn(h, table_id)
+        h.clock.set(table.next_deadline)
         fallbacks = _fallbacks("decide")
         sent: list[dict[str, Any]] = []
 

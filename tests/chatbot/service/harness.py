@@ -198,6 +198,30 @@ def until_human_moves(h: Harness, table_id: int, user: UserRef = ALICE) -> dict[
     return dealing.until_a_turn(moves, deal_on)
 
 
+def experte_table(h: Harness, setup: str = "schwimmen 2 experte") -> int:
+    """Alice's private table against Experte players: its id."""
+    out = h.command(private(ALICE), ALICE, "new", setup)
+    assert out.ok and out.table_id
+    return out.table_id
+
+
+def until_a_cpu_turn(h: Harness, table_id: int) -> GameTable:
+    """Play Alice's turns (first move shown) until the table waits for a CPU's move (its
+    deadline not yet reached: the clock stays where it is); a next round is dealt on."""
+    for _ in range(30):
+        table = h.table(table_id)
+        if table.deadline_kind == "cpu":
+            return table
+        if table.deadline_kind == "next":
+            h.clock.set(table.next_deadline)
+            assert h.fire(table_id, table.version)
+            continue
+        shown = h.buttons(private(ALICE), table_id)
+        code = next(c for c in sorted(shown) if c.startswith(("swap", "pass", "all", "next")))
+        assert h.press(private(ALICE), ALICE, shown[code]).changed
+    raise AssertionError("no CPU turn")
+
+
 def until_a_turn_in_group(h: Harness, table_id: int) -> int:
     """The seat on turn at a group table, the clock dealing on (``tests.dealing``: a group
     table deals the next round itself, a short delay after a round ended on the deal)."""
