@@ -32,18 +32,11 @@ def _cpu_moves(h: Harness, table_id: int) -> int:
 
 def _until_a_cpu_moved(h: Harness, table_id: int) -> None:
     """Play the person's turns (first move shown) until an Experte move was fired."""
-    for _ in range(20):
-        if _cpu_moves(h, table_id):
-            return
-        table = h.table(table_id)
-        if table.deadline_kind in ("cpu", "next"):
-            h.clock.set(table.next_deadline)
-            assert h.fire(table_id, table.version)
-            continue
-        shown = h.buttons(private(ALICE), table_id)
-        code = next(c for c in sorted(shown) if c.startswith(("swap", "pass", "all", "next")))
-        assert h.press(private(ALICE), ALICE, shown[code]).changed
-    raise AssertionError("no CPU move")
+    if not _cpu_moves(h, table_id):
+        table = until_a_cpu_turn(h, table_id)
+        h.clock.set(table.next_deadline)
+        assert h.fire(table_id, table.version)
+    assert _cpu_moves(h, table_id), "no CPU move"
 
 
 def test_an_experte_decides_in_a_worker_process(db_engine: Engine, clock: FakeClock) -> None:
