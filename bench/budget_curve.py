@@ -30,6 +30,7 @@ matplotlib, the ``bench`` extra).
 from __future__ import annotations
 
 import argparse
+import ast
 import glob
 import hashlib
 import json
@@ -109,15 +110,28 @@ def _play_star(job: tuple) -> dict[str, Any]:
 
 def version(game_id: str) -> str:
     """A digest of the code the Experte of ``game_id`` plays with (its search, its game
-    module, Normal and the game's rules): runs of another version are not merged."""
+    module, Normal and the game's rules) — of its syntax tree without docstrings, so that
+    a change of a comment or a docstring does not cost the games played: runs of another
+    version are not merged."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     names = ["engine/bots/experte.py", f"engine/bots/{game_id}_experte.py",
              f"engine/bots/{game_id}.py", f"engine/{game_id}.py"]
     digest = hashlib.sha1()
     for name in names:
         with open(os.path.join(root, name), "rb") as f:
-            digest.update(f.read())
+            digest.update(ast.dump(_without_docstrings(ast.parse(f.read()))).encode())
     return digest.hexdigest()[:12]
+
+
+def _without_docstrings(tree: ast.Module) -> ast.Module:
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+                and body and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return tree
 
 
 VERSIONS = {g: version(g) for g in ORDER}  # of the code this process has loaded
