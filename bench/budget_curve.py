@@ -30,9 +30,7 @@ matplotlib, the ``bench`` extra).
 from __future__ import annotations
 
 import argparse
-import ast
 import glob
-import hashlib
 import json
 import os
 import sys
@@ -44,6 +42,7 @@ from typing import Any
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bench.arena import mean_ci, play_one, summarize  # noqa: E402
+from bench.code_version import version  # noqa: E402
 from engine.bots import EXPERTE, NORMAL, get_bot, register  # noqa: E402
 from engine.bots.experte_2026 import BOTS as EXPERTE_2026_BOTS  # noqa: E402
 from engine.bots.experte_2026 import LEVEL as OLD  # noqa: E402
@@ -106,32 +105,6 @@ def play(game_id: str, budget: float, index: int, seed: int) -> dict[str, Any]:
 
 def _play_star(job: tuple) -> dict[str, Any]:
     return play(*job)
-
-
-def version(game_id: str) -> str:
-    """A digest of the code the Experte of ``game_id`` plays with (its search, its game
-    module, Normal and the game's rules) — of its syntax tree without docstrings, so that
-    a change of a comment or a docstring does not cost the games played: runs of another
-    version are not merged."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    names = ["engine/bots/experte.py", f"engine/bots/{game_id}_experte.py",
-             f"engine/bots/{game_id}.py", f"engine/{game_id}.py"]
-    digest = hashlib.sha1()
-    for name in names:
-        with open(os.path.join(root, name), "rb") as f:
-            digest.update(ast.dump(_without_docstrings(ast.parse(f.read()))).encode())
-    return digest.hexdigest()[:12]
-
-
-def _without_docstrings(tree: ast.Module) -> ast.Module:
-    for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if (isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
-                and body and isinstance(body[0], ast.Expr)
-                and isinstance(body[0].value, ast.Constant)
-                and isinstance(body[0].value.value, str)):
-            node.body = body[1:] or [ast.Pass()]
-    return tree
 
 
 VERSIONS = {g: version(g) for g in ORDER}  # of the code this process has loaded

@@ -1,18 +1,12 @@
-"""bench/budget_curve.py: the kept games of a match are merged only while the Experte's code is
-the same — the same syntax tree; a changed docstring or comment keeps them, a changed line of
-code sets them aside — and the table reads them back."""
+"""bench/code_version.py, which keeps bench/budget_curve.py's matches together: the kept games
+of a match are merged only while the Experte's code is the same syntax tree — a changed
+docstring or comment keeps them, a changed line of code sets them aside."""
 
 from __future__ import annotations
 
 import ast
-import json
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "bench"))
-
-import budget_curve  # noqa: E402
+from bench import code_version
 
 CODE = '''"""A module."""
 
@@ -23,7 +17,7 @@ def keep(x):
 
 
 def _dump(source: str) -> str:
-    return ast.dump(budget_curve._without_docstrings(ast.parse(source)))
+    return ast.dump(code_version.without_docstrings(ast.parse(source)))
 
 
 def test_a_docstring_or_comment_changes_no_version() -> None:
@@ -36,13 +30,7 @@ def test_a_changed_line_of_code_is_another_version() -> None:
     assert _dump(CODE.replace("return x", "return -x")) != _dump(CODE)
 
 
-def test_games_of_another_version_are_not_merged(tmp_path: Path) -> None:
-    kept = sorted((ROOT / "bench" / "results" / "budget").glob("scat-0.1-*.json"))[0]
-    run = json.loads(kept.read_text())
-    run["version"] = budget_curve.VERSIONS["scat"]  # (as played with today's code)
-    (tmp_path / kept.name).write_text(json.dumps(run))
-    games = len(budget_curve.load(str(tmp_path))[("scat", 0.1)])
-    assert games == run["games"]
-    run["version"] = "0" * 12
-    (tmp_path / kept.name).write_text(json.dumps(run))
-    assert ("scat", 0.1) not in budget_curve.load(str(tmp_path))
+def test_every_game_has_a_version_of_its_own() -> None:
+    versions = {g: code_version.version(g) for g in ("schwimmen", "scat", "runfast", "climbing")}
+    assert len(set(versions.values())) == 4
+    assert versions["scat"] == code_version.version("scat")  # (stable)

@@ -85,8 +85,9 @@ def _until_cpu_due(h: Harness, table_id: int, user: UserRef = ALICE) -> GameTabl
 def test_a_cpu_that_must_think_is_not_played_where_thinking_may_not_run(
         db_engine: Engine, clock: FakeClock) -> None:
     """``fire_due(may_think=False)`` (an adapter's event loop) leaves an Experte's turn alone
-    and says so with ``None``; quick levels are played right there."""
-    h = Harness(db_engine, clock, experte_budget=0.02)
+    and says so with ``None``; quick levels are played right there. (The Experte's turn is due
+    at once here, so nothing was thought during a delay: ``test_thinking_ahead``.)"""
+    h = Harness(db_engine, clock, experte_budget=0.02, cpu_delay=0)
     table_id = h.command(private(ALICE), ALICE, "new", "schwimmen 2 experte").table_id
     assert table_id
     table = _until_cpu_due(h, table_id)
