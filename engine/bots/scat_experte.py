@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_right
+from itertools import combinations, permutations
 from typing import Any
 
 from .. import scat as S
@@ -37,18 +38,25 @@ for _c in _DECK_BY_ID:
 
 
 _W = 64  # card ids are below 64: three ids in any order index the tables below
-_BASE = ([0] * (_W * _W * _W), [0] * (_W * _W * _W))  # half points, without / with the trio
-_TOPS: list[tuple[int, ...]] = [()] * (_W * _W * _W)  # per suit the best two of the hand's
-for _a in S.DECK:
-    for _b in S.DECK:
-        for _d in S.DECK:
-            if len({_a, _b, _d}) == 3:
-                _k = (_a.id * _W + _b.id) * _W + _d.id
-                _BASE[0][_k] = S.half_points((_a, _b, _d), False)
-                _BASE[1][_k] = S.half_points((_a, _b, _d), True)
-                _TOPS[_k] = tuple(sum(sorted((S.CARD_VALUE[c.id] for c in (_a, _b, _d)
-                                             if c.suit == suit), reverse=True)[:2])
-                                  for suit in range(4))
+
+
+def _hand_tables() -> tuple[tuple[list[int], list[int]], list[tuple[int, ...]]]:
+    """Per three-card hand, indexed by its three ids in any order: its half points without
+    and with the trio, and per suit the sum of its best two cards of that suit (computed once
+    per hand, stored under each of its six orders)."""
+    base = ([0] * (_W * _W * _W), [0] * (_W * _W * _W))
+    tops: list[tuple[int, ...]] = [()] * (_W * _W * _W)
+    for hand in combinations(S.DECK, 3):
+        plain, trio = S.half_points(hand, False), S.half_points(hand, True)
+        top = tuple(sum(sorted((S.CARD_VALUE[c.id] for c in hand if c.suit == suit),
+                               reverse=True)[:2]) for suit in range(4))
+        for a, b, d in permutations(hand):
+            k = (a.id * _W + b.id) * _W + d.id
+            base[0][k], base[1][k], tops[k] = plain, trio, top
+    return base, tops
+
+
+_BASE, _TOPS = _hand_tables()  # half points without / with the trio; best two per suit
 
 
 def draw_expectation(hand: Any, unseen: Unseen, trio: bool) -> float:

@@ -29,7 +29,7 @@ from engine.bots.experte_2026 import LEVEL as OLD
 from engine.bots.runfast_experte import hand_value, normal_playout
 from engine.bots.scat import Normal as ScatNormal
 from engine.bots.scat import Unseen, _draw_expectation
-from engine.bots.scat_experte import _FastUnseen, draw_expectation
+from engine.bots.scat_experte import _BASE, _TOPS, _W, _FastUnseen, draw_expectation
 from engine.bots.scat_experte import normal_move as scat_move
 from engine.bots.scat_experte import outcome as scat_outcome
 from engine.bots.scat_experte import play_round_out as scat_round
@@ -128,6 +128,19 @@ def test_scat_draw_expectation_from_tables_is_the_average_over_every_card_to_dra
         assert fast == pytest.approx(_draw_expectation(hand, Unseen(unseen), trio), abs=1e-9)
         brute = sum(K.best_discard(hand + (c,), trio)[0] for c in unseen) / len(unseen)
         assert fast == pytest.approx(brute, abs=1e-9)
+
+
+def test_scat_hand_tables_hold_each_hand_in_every_order():
+    """The tables are filled once per three cards, under each of their six orders: each
+    entry is the hand's own value, whatever the order of its ids."""
+    rng = random.Random(5)
+    for _ in range(3000):
+        hand = tuple(rng.sample(K.DECK, 3))
+        k = (hand[0].id * _W + hand[1].id) * _W + hand[2].id
+        assert _BASE[0][k] == K.half_points(hand, False)
+        assert _BASE[1][k] == K.half_points(hand, True)
+        assert _TOPS[k] == tuple(sum(sorted((K.CARD_VALUE[c.id] for c in hand if c.suit == s),
+                                            reverse=True)[:2]) for s in range(4))
 
 
 def test_climbing_normal_from_the_state_is_normal():
