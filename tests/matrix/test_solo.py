@@ -9,6 +9,7 @@ import asyncio
 import pytest
 
 from .harness import TRACEBACK_MARKERS, WAIT, Person, wait_for
+from .playing import to_my_turn
 
 pytestmark = pytest.mark.e2e
 
@@ -28,6 +29,7 @@ def test_daily_deal_and_a_tip_in_a_direct_room(matrix) -> None:
                            "the daily deal")
             table = await wait_for(lambda: dora.newest(room, lambda m: m.body.startswith("🃏")),
                                    WAIT, "the table")
+            table = await to_my_turn(dora, room, table)  # (a deal may end its round at once)
             assert "Deine Karten" in table.body
             await dora.say(room, "!tipp")  # tips are off against Normal: a short answer
             await wait_for(lambda: dora.said(room, "Das geht gerade nicht."), WAIT,
